@@ -1,0 +1,123 @@
+// Operator API (SPEC 13): onboard merchants, set what each may use, issue and rotate credentials.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { ERRORS } from '../api/errors.ts';
+import { fieldProblem, problem } from '../api/problem.ts';
+import { errorResponses } from '../api/schemas.ts';
+import { newApiKey } from '../merchants/credentials.ts';
+import { merchantView, type Merchant } from '../merchants/merchant.ts';
+import { checkSettings, type SettingsInput } from '../merchants/settings.ts';
+import { insertApiKey, insertMerchant, rotateCallbackSecret, rotateClientSecret, selectMerchant, updateMerchantSettings } from '../merchants/store.ts';
+import type { Services } from '../services.ts';
+import { adminAuth } from './auth.ts';
+import { ClientIdParams, CreateMerchantBody, Credentials, MerchantSettingsBody, MerchantView } from './schemas.ts';
+
+/** How long the previous callback secret keeps signing after a rotation. */
+export const CALLBACK_SECRET_GRACE_MS = 24 * 3600_000;
+
+export function adminRoutes(app: FastifyInstance, s: Services): void {
+  const base = {
+    onRequest: adminAuth(s.config, s.db),
+    config: { operation: 'admin' as const, keepNulls: true },
+  };
+  const tags = ['Operator'];
+  const clientIdOf = (request: FastifyRequest) => (request.params as { clientId: string }).clientId;
+
+  async function merchantOr404(clientId: string): Promise<Merchant> {
+    const m = clientId.length <= 64 ? await selectMerchant(s.db, clientId) : null;
+    if (!m) throw problem(ERRORS.merchantNotFound, { detail: `No merchant ${clientId}` });
+    return m;
+  }
+
+  function checked(input: SettingsInput) {
+    const result = checkSettings(input);
+    if (!result.ok) throw fieldProblem('admin', result.errors);
+    return result.settings;
+  }
+
+  app.post(
+    '/merchants',
+    {
+      ...base,
+      schema: {
+        summary: 'Create a merchant',
+        description: 'Returns the credentials once; only hashes of the client secret and API key are kept.',
+        tags,
+        body: CreateMerchantBody,
+        response: { 201: Type.Object({ merchant: MerchantView, credentials: Credentials }), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const settings = checked(request.body as SettingsInput);
+      const { merchant, credentials } = await s.db.tx((q) => insertMerchant(q, { ...settings, name: settings.name! }, s.clock.now()));
+      request.log.info({ clientId: merchant.clientId }, 'merchant created');
+      return reply.code(201).send({ merchant: merchantView(merchant), credentials });
+    },
+  );
+
+  app.get(
+    '/merchants',
+    { ...base, schema: { summary: 'List merchants', tags, response: { 200: Type.Object({ merchants: Type.Array(MerchantView) }), ...errorResponses } } },
+    async () => {
+      const { rows } = await s.db.query<{ client_id: string }>('SELECT client_id FROM merchants ORDER BY created_at, client_id LIMIT 1000');
+      const merchants = await Promise.all(rows.map((r) => merchantOr404(r.client_id)));
+      return { merchants: merchants.map(merchantView) };
+    },
+  );
+
+  app.get(
+    '/merchants/:clientId',
+    { ...base, schema: { summary: 'Get a merchant', tags, params: ClientIdParams, response: { 200: MerchantView, ...errorResponses } } },
+    async (request) => merchantView(await merchantOr404(clientIdOf(request))),
+  );
+
+  app.patch(
+    '/merchants/:clientId',
+    {
+      ...base,
+      schema: { summary: 'Update merchant settings', description: 'Any subset of the settings; null clears a nullable one.', tags, params: ClientIdParams, body: MerchantSettingsBody, response: { 200: MerchantView, ...errorResponses } },
+    },
+    async (request) => {
+      const clientId = clientIdOf(request);
+      const patch = checked(request.body as SettingsInput);
+      await merchantOr404(clientId);
+      const updated = Object.keys(patch).length ? await updateMerchantSettings(s.db, clientId, patch, s.clock.now()) : await merchantOr404(clientId);
+      await s.merchants.changed(clientId);
+      return merchantView(updated!);
+    },
+  );
+
+  const secretRoute = (url: string, summary: string, field: string, make: (clientId: string) => Promise<string | null>) =>
+    app.post(
+      url,
+      { ...base, schema: { summary, tags, params: ClientIdParams, response: { 200: Type.Object({ [field]: Type.String() }), ...errorResponses } } },
+      async (request) => {
+        const clientId = clientIdOf(request);
+        await merchantOr404(clientId);
+        const value = await make(clientId);
+        if (!value) throw problem(ERRORS.merchantNotFound);
+        await s.merchants.changed(clientId);
+        request.log.info({ clientId, credential: field }, 'credential issued');
+        return { [field]: value };
+      },
+    );
+
+  secretRoute('/merchants/:clientId/api-keys', 'Add an API key (earlier keys stay active)', 'apiKey', async (clientId) => {
+    const key = newApiKey();
+    await insertApiKey(s.db, clientId, key, s.clock.now());
+    return key;
+  });
+  secretRoute('/merchants/:clientId/client-secret', 'Rotate the client secret (earlier tokens stop working)', 'clientSecret', (clientId) =>
+    rotateClientSecret(s.db, clientId, s.clock.now()),
+  );
+  secretRoute('/merchants/:clientId/callback-secret', 'Rotate the callback signing secret (the previous one signs too for 24 h)', 'callbackSecret', (clientId) => {
+    const now = s.clock.now();
+    return rotateCallbackSecret(s.db, clientId, now, new Date(now.getTime() + CALLBACK_SECRET_GRACE_MS));
+  });
+
+  app.post(
+    '/signing-keys',
+    { ...base, schema: { summary: 'Rotate the token signing key', description: 'New tokens use the new key; tokens signed with older keys stay valid until they expire.', tags, response: { 200: Type.Object({ kid: Type.String() }), ...errorResponses } } },
+    async () => ({ kid: await s.tokens.rotate() }),
+  );
+}

@@ -1,0 +1,112 @@
+// The one catalogue of errors. Every problem the gateway answers with comes from here, so each has
+// a stable systemCode `{operation}.{status}.{nnn}` and an HTTP status; docs/ERRORS.md is generated
+// from this file (npm run docs:errors) and a test keeps the two in step.
+
+export const OPERATIONS = [
+  'access-token',
+  'create-payment',
+  'get-payment',
+  'cancel-payment',
+  'complete-payment',
+  'execute-payment',
+  'delete-card',
+  'callbacks',
+  'admin',
+  'sandbox',
+  'system',
+] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+/** Merchant API operations (authenticated with apikey + bearer token). */
+export const MERCHANT_OPERATIONS: readonly Operation[] = [
+  'create-payment',
+  'get-payment',
+  'cancel-payment',
+  'complete-payment',
+  'execute-payment',
+  'delete-card',
+  'callbacks',
+];
+const POST_OPERATIONS: readonly Operation[] = ['create-payment', 'cancel-payment', 'complete-payment', 'execute-payment', 'delete-card', 'callbacks'];
+const BODY_OPERATIONS: readonly Operation[] = ['access-token', ...POST_OPERATIONS, 'admin', 'sandbox'];
+const ALL: readonly Operation[] = OPERATIONS;
+
+export interface ErrorDef {
+  readonly status: number;
+  readonly nnn: string;
+  readonly title: string;
+  /** What it means and what the caller should do; shown in the docs. */
+  readonly meaning: string;
+  /** Operations where it can occur. */
+  readonly ops: readonly Operation[];
+  /** Business result code carried by 400 rejections. */
+  readonly resultCode?: string;
+}
+
+function def(status: number, nnn: string, title: string, ops: readonly Operation[], meaning: string, resultCode?: string): ErrorDef {
+  return { status, nnn, title, meaning, ops, resultCode: resultCode ?? (status === 400 ? 'invalid_request' : undefined) };
+}
+
+const CREATE: readonly Operation[] = ['create-payment'];
+
+export const ERRORS = {
+  // Shared by every operation.
+  invalidRequest: def(400, '001', 'Invalid request', [...BODY_OPERATIONS, 'get-payment'], 'One or more fields are invalid; `invalidParams` lists each with the reason (and its own systemCode when a specific rule failed).'),
+  malformedBody: def(400, '002', 'Malformed request body', BODY_OPERATIONS, 'The body is not valid JSON (or form data) for its Content-Type.'),
+  invalidApiKey: def(401, '001', 'Invalid API key', ['access-token', ...MERCHANT_OPERATIONS], 'The `apikey` header is missing, unknown, revoked, or belongs to another merchant than the token.'),
+  invalidToken: def(401, '002', 'Invalid access token', MERCHANT_OPERATIONS, 'The bearer token is missing, malformed, expired, forged, or was issued before the client secret was rotated. Get a new one from /access-token.'),
+  adminUnauthorized: def(401, '003', 'Invalid admin token', ['admin', 'sandbox'], 'The operator endpoints need `Authorization: Bearer <admin token>`.'),
+  merchantSuspended: def(403, '001', 'Merchant suspended', ['access-token', ...MERCHANT_OPERATIONS], 'The operator suspended this merchant; no token is issued and no call is served.'),
+  paymentNotFound: def(404, '001', 'Payment not found', ['get-payment', 'cancel-payment', 'complete-payment', 'callbacks'], 'No payment with this payId exists for this merchant.'),
+  cardNotFound: def(404, '002', 'Saved card not found', ['execute-payment', 'delete-card'], 'No saved card with this recId exists for this merchant.'),
+  merchantNotFound: def(404, '003', 'Merchant not found', ['admin'], 'No merchant with this clientId.'),
+  routeNotFound: def(404, '004', 'Not found', ['system'], 'No such endpoint.'),
+  methodNotAllowed: def(405, '001', 'Method not allowed', ['system'], 'The endpoint exists but not with this HTTP method.'),
+  idempotencyInProgress: def(409, '001', 'Request in progress', POST_OPERATIONS, 'A request with this Idempotency-Key is still being processed; retry after it finishes.'),
+  payloadTooLarge: def(413, '001', 'Request body too large', BODY_OPERATIONS, 'Request bodies are limited to 64 KiB.'),
+  unsupportedMediaType: def(415, '001', 'Unsupported media type', BODY_OPERATIONS, 'Send `application/json` (the access-token endpoint also takes `application/x-www-form-urlencoded`).'),
+  idempotencyMismatch: def(422, '001', 'Idempotency key reused', POST_OPERATIONS, 'This Idempotency-Key was used within 24 h for a different request body or endpoint.'),
+  tooManyRequests: def(429, '001', 'Too many requests', ALL, 'Rate limit reached; wait for the number of seconds in `Retry-After`.'),
+  internal: def(500, '001', 'Internal error', ALL, 'An unexpected error; nothing was changed unless the payment shows otherwise. Logged with the request id.'),
+  unavailable: def(503, '001', 'Service unavailable', ALL, 'The database cannot be reached right now; retry shortly.'),
+
+  // access-token
+  invalidClientCredentials: def(400, '001', 'Invalid client credentials', ['access-token'], 'client_id or client_secret is missing or wrong.'),
+
+  // create-payment rules (each also appears per field in invalidParams).
+  amountOutOfRange: def(400, '010', 'Amount out of range', CREATE, 'The total must be greater than 0 (0 only with saveCard) and at most the configured maximum.'),
+  currencyNotEnabled: def(400, '011', 'Currency not enabled', CREATE, 'The currency is not enabled for this merchant.'),
+  methodNotEnabled: def(400, '012', 'Payment method not enabled', CREATE, 'A requested method is not enabled for this merchant.'),
+  methodRefused: def(400, '013', 'Payment method not allowed for this payment', CREATE, 'A requested method cannot be used with this payment (installment outside GEL or in split, Google Pay with preAuth, Web QR/Apple Pay/installment with saveCard, installment in split).'),
+  noMethodAvailable: def(400, '014', 'No payment method available', CREATE, 'After applying the merchant settings and the request rules no method is left to offer.'),
+  installmentMismatch: def(400, '015', 'Installment products do not match the total', CREATE, 'With installment, the products are required and Σ price × quantity must equal the total exactly.'),
+  callbackUrlNotRegistered: def(400, '016', 'Callback URL not registered', CREATE, 'callbackUrl must start with one of the callback URL prefixes registered for the merchant.'),
+  saveCardNotEnabled: def(400, '017', 'Saved cards not enabled', CREATE, 'saveCard was requested but saved cards are not enabled for this merchant.'),
+  saveCardDateInPast: def(400, '018', 'Save date in the past', CREATE, 'saveCardToDate (MMYY) is before the current month.'),
+  splitInvalidIban: def(400, '019', 'Invalid split IBAN', CREATE, '`extra` is not a valid IBAN (ISO 13616 format and mod-97 check digits); the payment is not created.'),
+  splitForeignIban: def(400, '020', 'Split IBAN not at this bank', CREATE, '`extra` must be a Georgian IBAN of an account at this bank (KARIBCHE_BANK_CODE).'),
+  splitAmountInvalid: def(400, '021', 'Invalid split amount', CREATE, '`extra2` must be a decimal amount > 0, not above the total and at most 99% of it.'),
+  splitCurrency: def(400, '022', 'Split payments are GEL only', CREATE, 'A split payment must be in GEL.'),
+  splitIncomplete: def(400, '023', 'Split needs extra and extra2', CREATE, 'For a merchant enrolled in split, `extra` (IBAN) and `extra2` (amount) must be sent together.'),
+  testModeLimit: def(400, '024', 'Amount above the test-mode limit', CREATE, 'The merchant is in test mode and the total is above its per-payment limit.'),
+} as const satisfies Record<string, ErrorDef>;
+
+export type ErrorName = keyof typeof ERRORS;
+
+export function systemCode(op: Operation, err: ErrorDef): string {
+  return `${op}.${err.status}.${err.nnn}`;
+}
+
+/** For the docs and the consistency test: every (operation, error) pair that can occur. */
+export function catalogue(): { op: Operation; name: ErrorName; def: ErrorDef; code: string }[] {
+  const rows: { op: Operation; name: ErrorName; def: ErrorDef; code: string }[] = [];
+  for (const op of OPERATIONS) {
+    for (const [name, d] of Object.entries(ERRORS) as [ErrorName, ErrorDef][]) {
+      if (!d.ops.includes(op)) continue;
+      // access-token's 400.001 is "invalid client credentials", not the generic validation error.
+      if (op === 'access-token' && name === 'invalidRequest') continue;
+      rows.push({ op, name, def: d, code: systemCode(op, d) });
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,117 @@
+// HTTP conventions shared by every route (SPEC 1 and 12): JSON parsing that tolerates an empty
+// body, lenient binding before validation, and one error handler that answers problem JSON.
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { isUnavailable } from '../store/db.ts';
+import { ERRORS } from './errors.ts';
+import { normalizeBody } from './lenient.ts';
+import { ProblemError, problem, sendProblem, type InvalidParam } from './problem.ts';
+
+export const BODY_LIMIT = 64 * 1024;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    operation?: import('./errors.ts').Operation;
+    /** Keep explicit nulls (the admin API uses null to clear a setting). */
+    keepNulls?: boolean;
+  }
+}
+
+/** `/amount/currency` → `amount.currency`, `/methods/0` → `methods[0]`. */
+function fieldName(instancePath: string, missing?: string): string {
+  const parts = instancePath.split('/').filter(Boolean);
+  if (missing) parts.push(missing);
+  return parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
+}
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+export function invalidParamsFromAjv(errors: AjvError[], context: string): InvalidParam[] {
+  const seen = new Map<string, InvalidParam>();
+  for (const e of errors) {
+    // Branches of an anyOf each report; the anyOf's own error says enough.
+    if (e.keyword === 'anyOf' || e.keyword === 'if') continue;
+    const missing = e.keyword === 'required' ? String(e.params.missingProperty) : undefined;
+    const name = fieldName(e.instancePath, missing) || context;
+    let reason: string;
+    if (missing) reason = 'is required';
+    else if (e.keyword === 'type') reason = `must be ${String(e.params.type).replace(',', ' or ')}`;
+    else if (e.keyword === 'enum') reason = `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
+    else reason = e.message ?? 'is invalid';
+    const prev = seen.get(name);
+    if (prev) {
+      if (e.keyword === 'type' && prev.reason.startsWith('must be ') && !prev.reason.includes(reason.slice(8))) {
+        prev.reason = `${prev.reason} or ${reason.slice(8)}`;
+      }
+      continue;
+    }
+    seen.set(name, { name, reason });
+  }
+  return [...seen.values()];
+}
+
+export function registerHttpConventions(app: FastifyInstance, publicUrl: string): void {
+  // JSON with secure prototype handling (Fastify's own parser); an empty body is simply absent,
+  // so `Content-Type: application/json` on a bodiless GET or DELETE does no harm.
+  const defaultJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (req, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
+    defaultJson(req, body as string, done);
+  });
+
+  app.addHook('preValidation', async (request) => {
+    const schema = request.routeOptions.schema?.body as object | undefined;
+    if (schema && request.body !== undefined) {
+      request.body = normalizeBody(request.body, schema, !request.routeOptions.config.keepNulls);
+    }
+    if (schema && request.body === undefined) request.body = {};
+  });
+
+  app.setErrorHandler((error: FastifyError | ProblemError, request, reply) => {
+    if (error instanceof ProblemError) return sendProblem(reply, publicUrl, error);
+    const fe = error as FastifyError & { validation?: AjvError[]; validationContext?: string };
+    if (fe.validation) {
+      const invalidParams = invalidParamsFromAjv(fe.validation, fe.validationContext ?? 'body');
+      const detail =
+        invalidParams.length === 1 ? `${invalidParams[0]!.name} ${invalidParams[0]!.reason}` : `Invalid fields: ${invalidParams.map((p) => p.name).join(', ')}`;
+      return sendProblem(reply, publicUrl, problem(ERRORS.invalidRequest, { detail, invalidParams }));
+    }
+    const mapped = mapFrameworkError(fe);
+    if (mapped) return sendProblem(reply, publicUrl, mapped);
+    if (isUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      return sendProblem(reply, publicUrl, problem(ERRORS.unavailable, { headers: { 'Retry-After': '5' } }));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(reply, publicUrl, problem(ERRORS.internal, { detail: `Internal error (request id ${request.id})` }));
+  });
+}
+
+function mapFrameworkError(e: FastifyError): ProblemError | null {
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return problem(ERRORS.payloadTooLarge);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return problem(ERRORS.unsupportedMediaType, { detail: e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'Unsupported Content-Type' : e.message });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return problem(ERRORS.malformedBody, { detail: 'The body is not valid JSON' });
+  }
+  if (e instanceof SyntaxError || (e.statusCode === 400 && /JSON|prototype|constructor/i.test(e.message))) {
+    return problem(ERRORS.malformedBody, { detail: 'The body is not valid JSON' });
+  }
+  if (e.statusCode === 429) return problem(ERRORS.tooManyRequests);
+  if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
+    if (e.statusCode === 413) return problem(ERRORS.payloadTooLarge);
+    if (e.statusCode === 415) return problem(ERRORS.unsupportedMediaType);
+    if (e.statusCode === 405) return problem(ERRORS.methodNotAllowed);
+    return problem(ERRORS.malformedBody, { detail: e.message });
+  }
+  return null;
+}

@@ -1,0 +1,135 @@
+// Idempotency-Key (SPEC 11). The first request with a key claims it; the operation stores its
+// response in the same transaction as its own change, so a replay can never disagree with what
+// happened. Same key + different request: 422; same key while the first still runs: 409.
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../clock.ts';
+import type { Db, Queryable } from '../store/db.ts';
+import { ERRORS } from './errors.ts';
+import { problem } from './problem.ts';
+import { operationOf } from './problem.ts';
+
+export const IDEMPOTENCY = {
+  keyMaxLength: 255,
+  retentionMs: 24 * 3600_000,
+  /** A claim older than this whose process vanished may be taken over by a retry. */
+  claimTimeoutMs: 60_000,
+} as const;
+
+/** Handed to an operation: call save() inside the transaction that makes the change. */
+export interface IdempotencyScope {
+  save(q: Queryable, status: number, body: unknown): Promise<void>;
+}
+
+export interface OperationResult {
+  status: number;
+  body: unknown;
+}
+
+/** Stable JSON (sorted keys), so the same body written in another order is the same request. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function requestHash(request: FastifyRequest): string {
+  return createHash('sha256')
+    .update(`${operationOf(request)}\n${canonical(request.params ?? {})}\n${canonical(request.body ?? {})}`)
+    .digest('hex');
+}
+
+interface KeyRow {
+  request_hash: string;
+  state: 'running' | 'done';
+  response_status: number | null;
+  response_body: string | null;
+}
+
+/**
+ * Runs `operation` at most once per (merchant, Idempotency-Key) and answers the request, replaying
+ * a stored response when there is one. Without the header the operation simply runs.
+ */
+export async function idempotent(
+  db: Db,
+  clock: Clock,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  operation: (scope: IdempotencyScope | null) => Promise<OperationResult>,
+): Promise<FastifyReply> {
+  const header = request.headers['idempotency-key'];
+  if (header === undefined) {
+    const r = await operation(null);
+    return reply.code(r.status).send(r.body);
+  }
+  const key = Array.isArray(header) ? header[0]! : header;
+  if (key.length === 0 || key.length > IDEMPOTENCY.keyMaxLength || /[^\x20-\x7e]/.test(key)) {
+    throw problem(ERRORS.invalidRequest, {
+      detail: `Idempotency-Key must be 1 to ${IDEMPOTENCY.keyMaxLength} printable ASCII characters`,
+      invalidParams: [{ name: 'Idempotency-Key', reason: `must be 1 to ${IDEMPOTENCY.keyMaxLength} printable ASCII characters` }],
+    });
+  }
+  const clientId = request.merchant.clientId;
+  const hash = requestHash(request);
+  const now = clock.now();
+  const claimed = await db.query(
+    `INSERT INTO idempotency_keys (client_id, key, request_hash, state, created_at, locked_until)
+     VALUES ($1, $2, $3, 'running', $4, $5)
+     ON CONFLICT (client_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, state = 'running',
+       response_status = NULL, response_body = NULL, created_at = EXCLUDED.created_at, locked_until = EXCLUDED.locked_until
+     WHERE idempotency_keys.created_at <= $6
+        OR (idempotency_keys.state = 'running' AND idempotency_keys.locked_until <= $4
+            AND idempotency_keys.request_hash = EXCLUDED.request_hash)
+     RETURNING key`,
+    [clientId, key, hash, now, new Date(now.getTime() + IDEMPOTENCY.claimTimeoutMs), new Date(now.getTime() - IDEMPOTENCY.retentionMs)],
+  );
+  if (claimed.rowCount === 0) {
+    const { rows } = await db.query<KeyRow>(
+      'SELECT request_hash, state, response_status, response_body FROM idempotency_keys WHERE client_id = $1 AND key = $2',
+      [clientId, key],
+    );
+    const row = rows[0];
+    if (row && row.request_hash !== hash) {
+      throw problem(ERRORS.idempotencyMismatch, { detail: 'This Idempotency-Key was already used for a different request' });
+    }
+    if (!row || row.state === 'running') {
+      throw problem(ERRORS.idempotencyInProgress, { headers: { 'Retry-After': '1' } });
+    }
+    return reply
+      .code(row.response_status!)
+      .header('Idempotent-Replayed', 'true')
+      .type('application/json; charset=utf-8')
+      .send(row.response_body);
+  }
+
+  let saved = false;
+  const scope: IdempotencyScope = {
+    async save(q, status, body) {
+      await q.query(
+        `UPDATE idempotency_keys SET state = 'done', response_status = $3, response_body = $4, locked_until = NULL
+         WHERE client_id = $1 AND key = $2`,
+        [clientId, key, status, JSON.stringify(body)],
+      );
+      saved = true;
+    },
+  };
+  try {
+    const r = await operation(scope);
+    if (!saved) await scope.save(db, r.status, r.body);
+    return reply.code(r.status).send(r.body);
+  } catch (err) {
+    // Nothing was changed (the operation's transaction rolled back or never started): free the key
+    // so the client can retry, like a request that was never made.
+    if (!saved) {
+      await db
+        .query(`DELETE FROM idempotency_keys WHERE client_id = $1 AND key = $2 AND state = 'running'`, [clientId, key])
+        .catch((e) => request.log.warn({ err: e }, 'could not release idempotency key'));
+    }
+    throw err;
+  }
+}

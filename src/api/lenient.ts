@@ -1,0 +1,54 @@
+// Lenient binding (SPEC 1): property names match case-insensitively (`returnUrl` → `returnurl`,
+// `Name` → `name`), unknown properties are dropped, and on the merchant API an explicit null means
+// "absent". The route's own JSON schema says what the canonical names are.
+
+interface SchemaLike {
+  type?: string | string[];
+  properties?: Record<string, SchemaLike>;
+  items?: SchemaLike;
+  anyOf?: SchemaLike[];
+}
+
+const nameMaps = new WeakMap<object, Map<string, string>>();
+
+function namesOf(schema: SchemaLike): Map<string, string> {
+  let map = nameMaps.get(schema);
+  if (!map) {
+    map = new Map(Object.keys(schema.properties ?? {}).map((k) => [k.toLowerCase(), k]));
+    nameMaps.set(schema, map);
+  }
+  return map;
+}
+
+function objectSchema(schema: SchemaLike | undefined): SchemaLike | undefined {
+  if (!schema) return undefined;
+  if (schema.properties) return schema;
+  return schema.anyOf?.find((s) => s.properties);
+}
+
+function arraySchema(schema: SchemaLike | undefined): SchemaLike | undefined {
+  if (!schema) return undefined;
+  if (schema.items) return schema;
+  return schema.anyOf?.find((s) => s.items);
+}
+
+export function normalizeBody(value: unknown, schema: SchemaLike | undefined, dropNulls: boolean): unknown {
+  if (Array.isArray(value)) {
+    const items = arraySchema(schema)?.items;
+    return items ? value.map((v) => normalizeBody(v, items, dropNulls)) : value;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  const obj = objectSchema(schema);
+  if (!obj) return value;
+  const names = namesOf(obj);
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    const canonical = names.get(key.toLowerCase());
+    if (canonical === undefined) continue;
+    if (v === null && dropNulls) continue;
+    // Two spellings of one field ("returnurl" and "returnUrl"): the first non-null one wins.
+    if (out[canonical] !== undefined && out[canonical] !== null) continue;
+    out[canonical] = normalizeBody(v, obj.properties![canonical], dropNulls);
+  }
+  return out;
+}

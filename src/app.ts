@@ -1,0 +1,109 @@
+// Builds the HTTP application: conventions, security headers, docs, and every route group.
+import { randomUUID } from 'node:crypto';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { adminRoutes } from './admin/routes.ts';
+import { AuthFailures } from './api/auth-failures.ts';
+import { ERRORS } from './api/errors.ts';
+import { BODY_LIMIT, registerHttpConventions } from './api/http.ts';
+import { problem, sendProblem } from './api/problem.ts';
+import { accessTokenRoute } from './api/routes/access-token.ts';
+import { paymentRoutes } from './api/routes/payments.ts';
+import { ProblemSchema } from './api/schemas.ts';
+import { docsRoutes } from './ops/docs.ts';
+import { opsRoutes } from './ops/routes.ts';
+import { sandboxRoutes } from './sandbox/routes.ts';
+import type { Services } from './services.ts';
+
+export async function buildApp(s: Services): Promise<FastifyInstance> {
+  const { config } = s;
+  const app = Fastify({
+    loggerInstance: s.log as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    return503OnClosing: true,
+    routerOptions: { caseSensitive: true, ignoreTrailingSlash: true },
+    ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false } },
+  });
+
+  registerHttpConventions(app, config.publicUrl);
+  await app.register(formbody, { bodyLimit: BODY_LIMIT });
+  await app.register(helmet, {
+    // API answers are JSON; the docs page needs its own inline style. The checkout page sets a
+    // stricter policy of its own.
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'none'"],
+        styleSrc: ["'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        frameAncestors: ["'none'"],
+        upgradeInsecureRequests: config.mode === 'production' ? [] : null,
+      },
+    },
+    hsts: config.mode === 'production' ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+  });
+  app.addSchema(ProblemSchema);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Karibche payment gateway API',
+        version: '1.0.0',
+        description:
+          'Merchant API (/v1/gateway), operator API (/admin/v1) and sandbox tools (/sandbox/v1). Errors: /docs/errors.',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: {
+        securitySchemes: {
+          apikey: { type: 'apiKey', in: 'header', name: 'apikey' },
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        },
+      },
+    },
+  });
+
+  // 405 for a known path with another method: remember every route's path as a pattern.
+  const patterns: RegExp[] = [];
+  app.addHook('onRoute', (route) => {
+    const re = route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+');
+    patterns.push(new RegExp(`^${re}/?$`));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const known = patterns.some((p) => p.test(path));
+    const err = known
+      ? problem(ERRORS.methodNotAllowed, { detail: `${request.method} is not allowed on ${path}` })
+      : problem(ERRORS.routeNotFound, { detail: `No endpoint ${request.method} ${path}` });
+    return sendProblem(reply, config.publicUrl, err);
+  });
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    s.metrics.httpDuration.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+  });
+
+  const failures = new AuthFailures(s.db, s.clock, config.authFailureLimit, config.authFailureWindowSeconds);
+  for (const product of ['gateway', ...config.pathAliases]) {
+    const hide = product !== 'gateway';
+    await app.register(
+      async (scope) => {
+        accessTokenRoute(scope, s, failures, hide);
+        paymentRoutes(scope, s, `/v1/${product}`, hide);
+      },
+      { prefix: `/v1/${product}` },
+    );
+  }
+  await app.register(async (scope) => adminRoutes(scope, s), { prefix: '/admin/v1' });
+  if (config.mode === 'sandbox') await app.register(async (scope) => sandboxRoutes(scope, s), { prefix: '/sandbox/v1' });
+  opsRoutes(app, s);
+  docsRoutes(app);
+  return app;
+}

@@ -1,0 +1,95 @@
+import path from 'node:path';
+import { parseAmount } from './payments/money.ts';
+
+export type Mode = 'sandbox' | 'production';
+
+export interface Config {
+  mode: Mode;
+  port: number;
+  host: string;
+  /** Base of every link we hand out (no trailing slash). */
+  publicUrl: string;
+  dataDir: string;
+  /** PostgreSQL connection string; when absent the embedded PGlite in dataDir is used. */
+  databaseUrl: string | undefined;
+  dbPoolSize: number;
+  /** Extra product segments that mount the merchant API besides `gateway` (e.g. `tpay`). */
+  pathAliases: string[];
+  adminToken: string | undefined;
+  maxAmountMinor: number;
+  bankCode: string;
+  timeZone: string;
+  maxAttempts: number;
+  logLevel: string;
+  /** How often background work (expiry sweep, clock refresh) runs. */
+  sweepIntervalMs: number;
+  tokenTtlSeconds: number;
+  /** Failed access-token attempts per client_id (and per IP) within the window before 429. */
+  authFailureLimit: number;
+  authFailureWindowSeconds: number;
+}
+
+export class ConfigError extends Error {}
+
+function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return n;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const mode = (env.KARIBCHE_MODE ?? 'sandbox') as Mode;
+  if (mode !== 'sandbox' && mode !== 'production') throw new ConfigError(`KARIBCHE_MODE must be sandbox or production, got "${mode}"`);
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const publicUrl = (env.KARIBCHE_PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  if (!URL.canParse(publicUrl)) throw new ConfigError(`KARIBCHE_PUBLIC_URL is not a URL: "${publicUrl}"`);
+
+  const maxAmount = parseAmount(env.KARIBCHE_MAX_AMOUNT ?? '1000000.00');
+  if (!maxAmount.ok || maxAmount.minor <= 0) throw new ConfigError('KARIBCHE_MAX_AMOUNT must be a positive amount with at most two decimals');
+
+  const bankCode = (env.KARIBCHE_BANK_CODE ?? 'KB').toUpperCase();
+  if (!/^[A-Z]{2}$/.test(bankCode)) throw new ConfigError('KARIBCHE_BANK_CODE must be two letters (the bank code of a GE IBAN)');
+
+  const timeZone = env.KARIBCHE_TIMEZONE || 'Asia/Tbilisi';
+  try {
+    new Intl.DateTimeFormat('en', { timeZone });
+  } catch {
+    throw new ConfigError(`KARIBCHE_TIMEZONE is not a known time zone: "${timeZone}"`);
+  }
+
+  const adminToken = env.KARIBCHE_ADMIN_TOKEN || undefined;
+  if (mode === 'production' && (!adminToken || adminToken.length < 24)) {
+    throw new ConfigError('production mode requires KARIBCHE_ADMIN_TOKEN (at least 24 characters) in the environment');
+  }
+  const pathAliases = (env.KARIBCHE_PATH_ALIASES ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const a of pathAliases) {
+    if (!/^[a-z0-9-]+$/i.test(a)) throw new ConfigError(`KARIBCHE_PATH_ALIASES entry "${a}" must be a plain path segment`);
+  }
+
+  return {
+    mode,
+    port,
+    host,
+    publicUrl,
+    dataDir: path.resolve(env.KARIBCHE_DATA_DIR || './data'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    dbPoolSize: int(env, 'KARIBCHE_DB_POOL', 20, 1, 500),
+    pathAliases: pathAliases.filter((a) => a !== 'gateway'),
+    adminToken,
+    maxAmountMinor: maxAmount.minor,
+    bankCode,
+    timeZone,
+    maxAttempts: int(env, 'KARIBCHE_MAX_ATTEMPTS', 3, 1, 20),
+    logLevel: env.LOG_LEVEL || 'info',
+    sweepIntervalMs: int(env, 'KARIBCHE_SWEEP_INTERVAL_MS', 1000, 10, 3_600_000),
+    tokenTtlSeconds: int(env, 'KARIBCHE_TOKEN_TTL_SECONDS', 86_400, 60, 30 * 86_400),
+    authFailureLimit: int(env, 'KARIBCHE_AUTH_FAILURE_LIMIT', 10, 1, 1_000_000),
+    authFailureWindowSeconds: int(env, 'KARIBCHE_AUTH_FAILURE_WINDOW_SECONDS', 300, 1, 86_400),
+  };
+}

@@ -1,0 +1,114 @@
+// Composition of one gateway process: database, migrations, shared services, bootstrap, the HTTP
+// app and the background loop; close() undoes it in order.
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { bootstrapSandbox, type BootstrapResult } from './admin/bootstrap.ts';
+import { TokenService } from './api/tokens.ts';
+import { buildApp } from './app.ts';
+import { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { createLogger } from './logger.ts';
+import { MerchantDirectory } from './merchants/directory.ts';
+import { Metrics } from './ops/metrics.ts';
+import { ExpirySweeper } from './payments/expiry.ts';
+import { SharedClock } from './sandbox/clock-store.ts';
+import type { Services } from './services.ts';
+import type { Db } from './store/db.ts';
+import { migrate } from './store/migrate.ts';
+import { openDatabase } from './store/open.ts';
+import { AuthFailures } from './api/auth-failures.ts';
+import { IDEMPOTENCY } from './api/idempotency.ts';
+
+export interface GatewayOptions {
+  /** Use this database instead of opening the configured one (it is then not closed by close()). */
+  db?: Db;
+  clock?: Clock;
+  log?: Logger;
+  /** Run the background loop (expiry sweep, clock refresh, pruning); default true. */
+  background?: boolean;
+}
+
+export interface Gateway {
+  app: FastifyInstance;
+  services: Services;
+  bootstrap: BootstrapResult | null;
+  /** Stops background work, finishes in-flight requests, closes the database. */
+  close(): Promise<void>;
+}
+
+/** Housekeeping (pruning old rows) runs every this many background ticks. */
+const HOUSEKEEPING_EVERY = 60;
+
+export async function createGateway(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
+  const log = opts.log ?? createLogger(config.logLevel);
+  const db = opts.db ?? (await openDatabase(config, (err) => log.warn({ err }, 'idle database connection lost')));
+  try {
+    const applied = await migrate(db);
+    if (applied.length) log.info({ applied }, 'migrations applied');
+    const clock = opts.clock ?? new Clock();
+    const sharedClock = new SharedClock(db, clock, config.mode === 'sandbox');
+    await sharedClock.start();
+    const merchants = new MerchantDirectory(db);
+    await merchants.start();
+    const tokens = new TokenService(db, clock, config.tokenTtlSeconds);
+    await tokens.start();
+    const bootstrap = config.mode === 'sandbox' ? await bootstrapSandbox(db, config, clock) : null;
+    const metrics = new Metrics();
+    const sweeper = new ExpirySweeper(db, clock, log, (n) => metrics.paymentsExpired.inc(n));
+    const services: Services = { config, db, clock, sharedClock, merchants, tokens, sweeper, metrics, log };
+    const app = await buildApp(services);
+    await app.ready();
+
+    const background = opts.background === false ? null : startBackground(services);
+    let closing: Promise<void> | null = null;
+    return {
+      app,
+      services,
+      bootstrap,
+      close: () =>
+        (closing ??= (async () => {
+          await background?.stop();
+          await app.close();
+          if (!opts.db) await db.close();
+        })()),
+    };
+  } catch (err) {
+    if (!opts.db) await db.close().catch(() => {});
+    throw err;
+  }
+}
+
+function startBackground(s: Services): { stop(): Promise<void> } {
+  const failures = new AuthFailures(s.db, s.clock, s.config.authFailureLimit, s.config.authFailureWindowSeconds);
+  let stopped = false;
+  let ticks = 0;
+  let timer: NodeJS.Timeout | null = null;
+  let current: Promise<void> = Promise.resolve();
+
+  const tick = async () => {
+    try {
+      await s.sharedClock.refresh();
+      await s.sweeper.sweep();
+      if (++ticks % HOUSEKEEPING_EVERY === 0) {
+        await failures.prune();
+        await s.db.query('DELETE FROM idempotency_keys WHERE created_at <= $1', [new Date(s.clock.nowMs() - IDEMPOTENCY.retentionMs)]);
+      }
+    } catch (err) {
+      s.log.warn({ err }, 'background tick failed');
+    }
+  };
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      current = tick().finally(schedule);
+    }, s.config.sweepIntervalMs);
+  };
+  schedule();
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await current;
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import type { Status } from './statuses.ts';
+import type { InstallmentProduct } from './validation.ts';
+
+/** A row of the payments table, as both drivers return it. */
+export interface PaymentRow {
+  pay_id: string;
+  client_id: string;
+  status: Status;
+  currency: string;
+  amount: number;
+  subtotal: number | null;
+  tax: number | null;
+  shipping: number | null;
+  confirmed_amount: number | null;
+  returned_amount: number;
+  return_url: string;
+  callback_url: string | null;
+  extra: string | null;
+  extra2: string | null;
+  split_iban: string | null;
+  split_amount: number | null;
+  split_returned_amount: number | null;
+  user_ip: string | null;
+  expiration_minutes: number;
+  expires_at: Date;
+  methods: number[];
+  installment_products: InstallmentProduct[] | null;
+  pre_auth: boolean;
+  pre_auth_expires_at: Date | null;
+  language: 'KA' | 'EN';
+  merchant_payment_id: string | null;
+  skip_info_message: boolean;
+  save_card: boolean;
+  save_card_to_date: string | null;
+  rec_id: string | null;
+  description: string | null;
+  transaction_id: string | null;
+  rrn: string | null;
+  payment_method: number | null;
+  result_code: string | null;
+  initiator: 'client' | 'merchant';
+  card_mask: string | null;
+  attempts: number;
+  event_seq: number;
+  created_at: Date;
+  updated_at: Date;
+}

@@ -1,0 +1,93 @@
+// SQL for payments: one function per database operation. Each status change writes its
+// payment_events row in the same statement, so the outbox can never miss or invent a change.
+import type { Queryable } from '../store/db.ts';
+import type { PaymentRow } from './row.ts';
+import { isFinal, type Status } from './statuses.ts';
+import type { NewPayment } from './validation.ts';
+
+export interface InsertPayment {
+  payId: string;
+  clientId: string;
+  recId: string | null;
+  payment: NewPayment;
+  now: Date;
+  expiresAt: Date;
+}
+
+/** Inserts a Created payment and its first event in one statement (one round trip). */
+export async function insertPayment(q: Queryable, p: InsertPayment): Promise<void> {
+  const n = p.payment;
+  await q.query(
+    `WITH ins AS (
+       INSERT INTO payments (pay_id, client_id, status, currency, amount, subtotal, tax, shipping, return_url,
+         callback_url, extra, extra2, split_iban, split_amount, split_returned_amount, user_ip, expiration_minutes,
+         expires_at, methods, installment_products, pre_auth, language, merchant_payment_id, skip_info_message,
+         save_card, save_card_to_date, rec_id, description, event_seq, created_at, updated_at)
+       VALUES ($1,$2,'Created',$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,1,$28,$28)
+       RETURNING pay_id)
+     INSERT INTO payment_events (pay_id, seq, status, final, created_at) SELECT pay_id, 1, 'Created', false, $28 FROM ins`,
+    [
+      p.payId, p.clientId, n.currency, n.amount, n.subtotal, n.tax, n.shipping, n.returnUrl,
+      n.callbackUrl, n.extra, n.extra2, n.split?.iban ?? null, n.split?.amount ?? null, n.split ? 0 : null, n.userIp,
+      n.expirationMinutes, p.expiresAt, n.methods,
+      n.installmentProducts ? JSON.stringify(n.installmentProducts) : null, n.preAuth, n.language,
+      n.merchantPaymentId, n.skipInfoMessage, n.saveCard, n.saveCardToDate, p.recId, n.description, p.now,
+    ],
+  );
+}
+
+/** A merchant's payment; another merchant's payId finds nothing, exactly like an unknown one. */
+export async function selectPayment(q: Queryable, clientId: string, payId: string): Promise<PaymentRow | null> {
+  const { rows } = await q.query<PaymentRow>('SELECT * FROM payments WHERE pay_id = $1 AND client_id = $2', [payId, clientId]);
+  return rows[0] ?? null;
+}
+
+/** Locks the payment row for the rest of the transaction. */
+export async function lockPayment(q: Queryable, payId: string): Promise<PaymentRow | null> {
+  const { rows } = await q.query<PaymentRow>('SELECT * FROM payments WHERE pay_id = $1 FOR UPDATE', [payId]);
+  return rows[0] ?? null;
+}
+
+/**
+ * Moves a payment locked by the caller from `from` to `to` and appends the event. Returns the new
+ * event sequence, or null when the row was not in `from` (the caller's check was stale).
+ */
+export async function transition(q: Queryable, payId: string, from: Status, to: Status, now: Date): Promise<number | null> {
+  const { rows } = await q.query<{ seq: number }>(
+    `WITH u AS (
+       UPDATE payments SET status = $3, event_seq = event_seq + 1, updated_at = $4
+       WHERE pay_id = $1 AND status = $2 RETURNING pay_id, event_seq)
+     INSERT INTO payment_events (pay_id, seq, status, final, created_at)
+     SELECT pay_id, event_seq, $3, $5, $4 FROM u RETURNING seq`,
+    [payId, from, to, now, isFinal(to)],
+  );
+  return rows[0]?.seq ?? null;
+}
+
+/**
+ * Expires Created payments whose time has passed, at most `limit` per call. Rows another
+ * transaction holds (a customer paying right now) are skipped, so several processes can sweep.
+ */
+export async function expireDue(q: Queryable, now: Date, limit: number): Promise<string[]> {
+  const { rows } = await q.query<{ pay_id: string }>(
+    `WITH due AS (
+       SELECT pay_id FROM payments WHERE status = 'Created' AND expires_at <= $1
+       ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED),
+     u AS (
+       UPDATE payments p SET status = 'Expired', event_seq = p.event_seq + 1, updated_at = $1
+       FROM due WHERE p.pay_id = due.pay_id RETURNING p.pay_id, p.event_seq)
+     INSERT INTO payment_events (pay_id, seq, status, final, created_at)
+     SELECT pay_id, event_seq, 'Expired', true, $1 FROM u RETURNING pay_id`,
+    [now, limit],
+  );
+  return rows.map((r) => r.pay_id);
+}
+
+export async function selectEvents(q: Queryable, payId: string): Promise<{ seq: number; status: Status; final: boolean; created_at: Date }[]> {
+  const { rows } = await q.query<{ seq: number; status: Status; final: boolean; created_at: Date }>(
+    'SELECT seq, status, final, created_at FROM payment_events WHERE pay_id = $1 ORDER BY seq',
+    [payId],
+  );
+  return rows;
+}
+

@@ -1,0 +1,48 @@
+// Sandbox tools (SPEC 15), only mounted in sandbox mode and only for the operator token.
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { ERRORS } from '../api/errors.ts';
+import { problem } from '../api/problem.ts';
+import { errorResponses } from '../api/schemas.ts';
+import { adminAuth } from '../admin/auth.ts';
+import type { Services } from '../services.ts';
+
+/** One call may move the clock at most this far (400 days: past every block window and retry). */
+export const MAX_ADVANCE_SECONDS = 400 * 86_400;
+
+const ClockView = Type.Object({ now: Type.String(), offsetSeconds: Type.Number() });
+
+export function sandboxRoutes(app: FastifyInstance, s: Services): void {
+  const base = { onRequest: adminAuth(s.config, s.db), config: { operation: 'sandbox' as const } };
+  const tags = ['Sandbox'];
+  const view = () => ({ now: s.clock.now().toISOString(), offsetSeconds: Math.trunc(s.clock.offset / 1000) });
+
+  app.get('/clock', { ...base, schema: { summary: 'Read the gateway clock', tags, response: { 200: ClockView, ...errorResponses } } }, async () => {
+    await s.sharedClock.refresh();
+    return view();
+  });
+
+  app.post(
+    '/clock',
+    {
+      ...base,
+      schema: {
+        summary: 'Advance the gateway clock',
+        description: 'Moves time forward for every gateway process; due expiries run before the answer.',
+        tags,
+        body: Type.Object({ advanceSeconds: Type.Integer() }),
+        response: { 200: Type.Object({ now: Type.String(), offsetSeconds: Type.Number(), expired: Type.Integer() }), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { advanceSeconds } = request.body as { advanceSeconds: number };
+      if (advanceSeconds < 1 || advanceSeconds > MAX_ADVANCE_SECONDS) {
+        const reason = `must be an integer from 1 to ${MAX_ADVANCE_SECONDS} (the clock only moves forward)`;
+        throw problem(ERRORS.invalidRequest, { detail: `advanceSeconds ${reason}`, invalidParams: [{ name: 'advanceSeconds', reason }] });
+      }
+      await s.sharedClock.advance(advanceSeconds);
+      const expired = await s.sweeper.sweep();
+      return { ...view(), expired };
+    },
+  );
+}

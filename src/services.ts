@@ -1,0 +1,22 @@
+// The long-lived pieces one gateway process shares between its HTTP routes and background work.
+import type { Logger } from 'pino';
+import type { TokenService } from './api/tokens.ts';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { MerchantDirectory } from './merchants/directory.ts';
+import type { Metrics } from './ops/metrics.ts';
+import type { ExpirySweeper } from './payments/expiry.ts';
+import type { SharedClock } from './sandbox/clock-store.ts';
+import type { Db } from './store/db.ts';
+
+export interface Services {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  sharedClock: SharedClock;
+  merchants: MerchantDirectory;
+  tokens: TokenService;
+  sweeper: ExpirySweeper;
+  metrics: Metrics;
+  log: Logger;
+}

@@ -1,0 +1,14 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.ts';
+import type { Db } from './db.ts';
+import { openPglite } from './pglite.ts';
+import { openPostgres } from './postgres.ts';
+
+/** Opens the configured database: PostgreSQL when DATABASE_URL is set, else PGlite in the data dir. */
+export async function openDatabase(config: Config, onError?: (err: Error) => void): Promise<Db> {
+  if (config.databaseUrl) return openPostgres(config.databaseUrl, { poolSize: config.dbPoolSize, onError });
+  const dir = path.join(config.dataDir, 'pglite');
+  fs.mkdirSync(dir, { recursive: true });
+  return openPglite(dir);
+}
