@@ -64,7 +64,13 @@ export function registerHttpConventions(app: FastifyInstance, publicUrl: string)
     defaultJson(req, body as string, done);
   });
 
+  // JSON only, except that the access-token endpoint also takes form data (SPEC 2).
+  app.removeContentTypeParser('text/plain');
   app.addHook('preValidation', async (request) => {
+    if (request.body !== undefined && request.routeOptions.config.operation !== 'access-token') {
+      const type = String(request.headers['content-type'] ?? '');
+      if (!/^application\/json\b/i.test(type)) throw problem(ERRORS.unsupportedMediaType, { detail: `Unsupported Content-Type: ${type.split(';')[0]}` });
+    }
     const schema = request.routeOptions.schema?.body as object | undefined;
     if (schema && request.body !== undefined) {
       request.body = normalizeBody(request.body, schema, !request.routeOptions.config.keepNulls);

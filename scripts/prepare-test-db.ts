@@ -1,0 +1,19 @@
+// Prepares the shared PGlite template before the test files start (so they do not race to make it)
+// and checks that the PostgreSQL test server answers when it is one of the backends.
+import pg from 'pg';
+import { BACKENDS, SERVER_URL, preparePgliteTemplate } from '../src/testing/databases.ts';
+
+if (BACKENDS.includes('pglite')) await preparePgliteTemplate();
+if (BACKENDS.includes('postgres')) {
+  const c = new pg.Client({ connectionString: SERVER_URL, connectionTimeoutMillis: 5_000 });
+  try {
+    await c.connect();
+    await c.query('SELECT 1');
+  } catch (err) {
+    console.error(`PostgreSQL test server not reachable at ${SERVER_URL}: ${(err as Error).message}`);
+    console.error('Start it, or run with KARIBCHE_TEST_BACKENDS=pglite.');
+    process.exit(1);
+  } finally {
+    await c.end().catch(() => {});
+  }
+}

@@ -1,0 +1,128 @@
+// In-process gateway for HTTP tests (fastify.inject), on a test database of either backend, with
+// helpers that speak the merchant and operator APIs the way a client would.
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { Clock } from '../clock.ts';
+import { loadConfig } from '../config.ts';
+import { createGateway, type Gateway } from '../gateway.ts';
+import { createLogger } from '../logger.ts';
+import { openTestDb, type Backend, type TestDb } from './databases.ts';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+
+export interface TestGateway {
+  backend: Backend;
+  gw: Gateway;
+  app: FastifyInstance;
+  clock: Clock;
+  testDb: TestDb;
+  admin(method: InjectOptions['method'], url: string, payload?: unknown): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export async function startTestGateway(backend: Backend, env: Record<string, string> = {}): Promise<TestGateway> {
+  const testDb = await openTestDb(backend);
+  const config = loadConfig({
+    KARIBCHE_MODE: 'sandbox',
+    KARIBCHE_DATA_DIR: testDb.dataDir,
+    KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN,
+    KARIBCHE_PUBLIC_URL: 'http://gateway.test',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const clock = new Clock();
+  const gw = await createGateway(config, { db: testDb.db, clock, background: false, log: createLogger(config.logLevel) });
+  return {
+    backend,
+    gw,
+    app: gw.app,
+    clock,
+    testDb,
+    admin: (method, url, payload) =>
+      gw.app.inject({ method, url, payload: payload as InjectOptions['payload'], headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
+    async close() {
+      await gw.close();
+      await testDb.drop();
+    },
+  };
+}
+
+export interface Credentials {
+  clientId: string;
+  clientSecret: string;
+  apiKey: string;
+  callbackSecret: string;
+}
+
+export const EVERYTHING = {
+  currencies: ['GEL', 'USD', 'EUR'],
+  methods: [4, 5, 7, 8, 9, 14],
+  splitEnrolled: true,
+  saveCardEnabled: true,
+  callbackUrlPrefixes: ['https://shop.example/callbacks', 'http://127.0.0.1'],
+};
+
+export async function createMerchant(t: TestGateway, settings: Record<string, unknown> = {}): Promise<{ merchant: Record<string, unknown>; credentials: Credentials }> {
+  const res = await t.admin('POST', '/admin/v1/merchants', { name: 'Test Shop', ...settings });
+  if (res.statusCode !== 201) throw new Error(`merchant create failed: ${res.statusCode} ${res.body}`);
+  return res.json();
+}
+
+export async function accessToken(app: FastifyInstance, c: Credentials): Promise<string> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/v1/gateway/access-token',
+    headers: { apikey: c.apiKey, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: `client_id=${encodeURIComponent(c.clientId)}&client_secret=${encodeURIComponent(c.clientSecret)}`,
+  });
+  if (res.statusCode !== 200) throw new Error(`token failed: ${res.statusCode} ${res.body}`);
+  return res.json().access_token;
+}
+
+/** A merchant's API client over inject: apikey + bearer token on every call. */
+export class MerchantClient {
+  constructor(
+    readonly app: FastifyInstance,
+    readonly credentials: Credentials,
+    public token: string,
+  ) {}
+
+  static async create(t: TestGateway, settings: Record<string, unknown> = EVERYTHING): Promise<MerchantClient> {
+    const { credentials } = await createMerchant(t, settings);
+    return new MerchantClient(t.app, credentials, await accessToken(t.app, credentials));
+  }
+
+  headers(extra: Record<string, string> = {}): Record<string, string> {
+    return { apikey: this.credentials.apiKey, authorization: `Bearer ${this.token}`, ...extra };
+  }
+
+  post(url: string, payload: unknown, headers: Record<string, string> = {}) {
+    return this.app.inject({ method: 'POST', url, payload: payload as InjectOptions['payload'], headers: this.headers({ 'content-type': 'application/json', ...headers }) });
+  }
+
+  get(url: string, headers: Record<string, string> = {}) {
+    return this.app.inject({ method: 'GET', url, headers: this.headers(headers) });
+  }
+
+  createPayment(body: Record<string, unknown>, headers: Record<string, string> = {}) {
+    return this.post('/v1/gateway/payments', body, headers);
+  }
+
+  getPayment(payId: string) {
+    return this.get(`/v1/gateway/payments/${payId}`);
+  }
+}
+
+/** A minimal valid create body. */
+export const basicPayment = (over: Record<string, unknown> = {}) => ({
+  amount: { currency: 'GEL', total: 10 },
+  returnurl: 'https://shop.example/return',
+  ...over,
+});
+
+/** A valid GE IBAN at the default bank code KB. */
+export const SPLIT_IBAN = 'GE60KB0000000101904917';
+
+export async function countRows(t: TestGateway, table: string): Promise<number> {
+  const { rows } = await t.gw.services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`);
+  return rows[0]!.n;
+}
