@@ -1,0 +1,197 @@
+// `karibche`: the operator's command line. It talks to the running gateway's admin API (PGlite
+// allows one process per data dir, so the CLI never opens the database behind a running gateway),
+// except `migrate`, which applies the migrations directly.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const HELP = `karibche — operate a Karibche gateway
+
+Usage:
+  karibche merchant create --name NAME [settings] [--json]
+  karibche merchant update CLIENT_ID [settings] [--json]
+  karibche merchant get CLIENT_ID [--json]
+  karibche merchant list [--json]
+  karibche merchant api-key CLIENT_ID            add an API key (shown once)
+  karibche merchant client-secret CLIENT_ID      rotate the client secret (old tokens stop working)
+  karibche merchant callback-secret CLIENT_ID    rotate the callback signing secret
+  karibche clock [show]                          read the sandbox clock
+  karibche clock advance SECONDS                 move the sandbox clock forward
+  karibche signing-key rotate                    new JWT signing key
+  karibche migrate                               apply database migrations (gateway stopped, or PostgreSQL)
+
+Settings:
+  --name NAME  --status active|suspended  --currencies GEL,USD,EUR  --methods 4,5,7,8,9,14
+  --split on|off  --save-card on|off  --test-mode on|off  --test-limit 100.00
+  --callback-url URL|none  --register-callback PREFIX (repeat for several)  --brand-color #RRGGBB
+
+Environment:
+  KARIBCHE_URL          gateway base URL (default http://127.0.0.1:8080)
+  KARIBCHE_ADMIN_TOKEN  admin token (default: read from <KARIBCHE_DATA_DIR or ./data>/admin-token)
+  DATABASE_URL, KARIBCHE_DATA_DIR  for migrate
+`;
+
+class CliError extends Error {}
+
+const onOff = (name: string, v: string | undefined): boolean | undefined => {
+  if (v === undefined) return undefined;
+  if (['on', 'true', 'yes', '1'].includes(v.toLowerCase())) return true;
+  if (['off', 'false', 'no', '0'].includes(v.toLowerCase())) return false;
+  throw new CliError(`--${name} takes on or off`);
+};
+const list = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean));
+
+function settingsFrom(values: Record<string, string | boolean | string[] | undefined>): Record<string, unknown> {
+  const str = (k: string) => values[k] as string | undefined;
+  const methods = list(str('methods'));
+  if (methods?.some((m) => !/^\d+$/.test(m))) throw new CliError('--methods takes numbers, e.g. 4,5,7');
+  const callbackUrl = str('callback-url');
+  const s: Record<string, unknown> = {
+    name: str('name'),
+    status: str('status'),
+    currencies: list(str('currencies')),
+    methods: methods?.map(Number),
+    splitEnrolled: onOff('split', str('split')),
+    saveCardEnabled: onOff('save-card', str('save-card')),
+    testMode: onOff('test-mode', str('test-mode')),
+    testAmountLimit: str('test-limit'),
+    defaultCallbackUrl: callbackUrl === undefined ? undefined : callbackUrl === 'none' ? null : callbackUrl,
+    callbackUrlPrefixes: values['register-callback'] as string[] | undefined,
+    brandColor: str('brand-color'),
+  };
+  return Object.fromEntries(Object.entries(s).filter(([, v]) => v !== undefined));
+}
+
+function adminToken(): string {
+  if (process.env.KARIBCHE_ADMIN_TOKEN) return process.env.KARIBCHE_ADMIN_TOKEN;
+  const file = path.join(path.resolve(process.env.KARIBCHE_DATA_DIR || './data'), 'admin-token');
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    throw new CliError(`no admin token: set KARIBCHE_ADMIN_TOKEN or start the sandbox gateway once (it writes ${file})`);
+  }
+}
+
+async function call(method: string, urlPath: string, body?: unknown): Promise<any> {
+  const base = (process.env.KARIBCHE_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
+  let res: Response;
+  try {
+    res = await fetch(`${base}${urlPath}`, {
+      method,
+      headers: { authorization: `Bearer ${adminToken()}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (err) {
+    throw new CliError(`cannot reach the gateway at ${base}: ${(err as Error).cause ?? (err as Error).message}`);
+  }
+  const text = await res.text();
+  const data = text ? JSON.parse(text) : null;
+  if (!res.ok) {
+    const params = (data?.invalidParams ?? []).map((p: { name: string; reason: string }) => `\n  ${p.name}: ${p.reason}`).join('');
+    throw new CliError(`${res.status} ${data?.title ?? ''} (${data?.systemCode ?? '-'}): ${data?.detail ?? text}${params}`);
+  }
+  return data;
+}
+
+function show(data: unknown, json: boolean, human: () => string): void {
+  process.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${human()}\n`);
+}
+
+const describeMerchant = (m: Record<string, unknown>) =>
+  Object.entries(m)
+    .map(([k, v]) => `${k.padEnd(20)} ${Array.isArray(v) ? v.join(', ') : String(v)}`)
+    .join('\n');
+
+export async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      name: { type: 'string' },
+      status: { type: 'string' },
+      currencies: { type: 'string' },
+      methods: { type: 'string' },
+      split: { type: 'string' },
+      'save-card': { type: 'string' },
+      'test-mode': { type: 'string' },
+      'test-limit': { type: 'string' },
+      'callback-url': { type: 'string' },
+      'register-callback': { type: 'string', multiple: true },
+      'brand-color': { type: 'string' },
+    },
+  });
+  const json = values.json === true;
+  const [cmd, sub, arg] = positionals;
+  if (values.help || !cmd) return void process.stdout.write(HELP);
+
+  if (cmd === 'merchant') {
+    const need = () => {
+      if (!arg) throw new CliError(`karibche merchant ${sub} needs a CLIENT_ID`);
+      return encodeURIComponent(arg);
+    };
+    switch (sub) {
+      case 'create': {
+        const settings = settingsFrom(values);
+        if (!settings.name) throw new CliError('karibche merchant create needs --name');
+        const r = await call('POST', '/admin/v1/merchants', settings);
+        return show(r, json, () => `${describeMerchant(r.merchant)}\n\nCredentials (shown only now):\n${describeMerchant(r.credentials)}`);
+      }
+      case 'update': {
+        const r = await call('PATCH', `/admin/v1/merchants/${need()}`, settingsFrom(values));
+        return show(r, json, () => describeMerchant(r));
+      }
+      case 'get': {
+        const r = await call('GET', `/admin/v1/merchants/${need()}`);
+        return show(r, json, () => describeMerchant(r));
+      }
+      case 'list': {
+        const r = await call('GET', '/admin/v1/merchants');
+        return show(r, json, () => r.merchants.map((m: { clientId: string; name: string; status: string }) => `${m.clientId}  ${m.status.padEnd(9)}  ${m.name}`).join('\n'));
+      }
+      case 'api-key':
+      case 'client-secret':
+      case 'callback-secret': {
+        const r = await call('POST', `/admin/v1/merchants/${need()}/${sub === 'api-key' ? 'api-keys' : sub}`);
+        return show(r, json, () => describeMerchant(r));
+      }
+    }
+    throw new CliError(`unknown merchant command "${sub ?? ''}" (see karibche --help)`);
+  }
+  if (cmd === 'clock') {
+    if (!sub || sub === 'show') {
+      const r = await call('GET', '/sandbox/v1/clock');
+      return show(r, json, () => `${r.now} (offset ${r.offsetSeconds} s)`);
+    }
+    if (sub === 'advance') {
+      if (!arg || !/^\d+$/.test(arg)) throw new CliError('karibche clock advance takes a whole number of seconds');
+      const r = await call('POST', '/sandbox/v1/clock', { advanceSeconds: Number(arg) });
+      return show(r, json, () => `${r.now} (offset ${r.offsetSeconds} s, ${r.expired} payments expired)`);
+    }
+    throw new CliError(`unknown clock command "${sub}"`);
+  }
+  if (cmd === 'signing-key' && sub === 'rotate') {
+    const r = await call('POST', '/admin/v1/signing-keys');
+    return show(r, json, () => `new signing key ${r.kid}`);
+  }
+  if (cmd === 'migrate') {
+    const { loadConfig } = await import('../config.ts');
+    const { openDatabase } = await import('../store/open.ts');
+    const { migrate } = await import('../store/migrate.ts');
+    const config = loadConfig();
+    const db = await openDatabase(config);
+    try {
+      const applied = await migrate(db);
+      return show({ applied }, json, () => (applied.length ? `applied ${applied.join(', ')}` : 'database is up to date'));
+    } finally {
+      await db.close();
+    }
+  }
+  throw new CliError(`unknown command "${cmd}" (see karibche --help)`);
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  process.stderr.write(`karibche: ${err instanceof CliError || err?.code?.startsWith?.('ERR_PARSE_ARGS') ? err.message : err?.stack ?? err}\n`);
+  process.exit(1);
+});
