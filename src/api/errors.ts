@@ -108,5 +108,5 @@ export function catalogue(): { op: Operation; name: ErrorName; def: ErrorDef; co
       rows.push({ op, name, def: d, code: systemCode(op, d) });
     }
   }
-  return rows;
+  return rows.sort((a, b) => (a.op === b.op ? a.code.localeCompare(b.code) : OPERATIONS.indexOf(a.op) - OPERATIONS.indexOf(b.op)));
 }

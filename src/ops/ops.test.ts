@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { catalogue } from '../api/errors.ts';
+import { Clock } from '../clock.ts';
+import { loadConfig } from '../config.ts';
+import { createGateway } from '../gateway.ts';
+import { createLogger } from '../logger.ts';
+import { BACKENDS, openTestDb } from '../testing/databases.ts';
+import { MerchantClient, basicPayment, startTestGateway, type TestGateway } from '../testing/harness.ts';
+
+for (const backend of BACKENDS) {
+  describe(`operations endpoints [${backend}]`, () => {
+    let t: TestGateway;
+    before(async () => {
+      t = await startTestGateway(backend);
+    });
+    after(() => t.close());
+
+    it('answers liveness, readiness and Prometheus metrics', async () => {
+      assert.deepEqual((await t.app.inject('/healthz')).json(), { status: 'ok' });
+      assert.deepEqual((await t.app.inject('/readyz')).json(), { status: 'ready', database: backend });
+      const m = await MerchantClient.create(t);
+      await m.createPayment(basicPayment());
+      const metrics = await t.app.inject('/metrics');
+      assert.equal(metrics.statusCode, 200);
+      assert.match(metrics.body, /karibche_http_request_duration_seconds_bucket\{.*route="\/v1\/gateway\/payments".*status="200"/);
+      assert.match(metrics.body, /karibche_payments_created_total 1/);
+      assert.match(metrics.body, /karibche_process_resident_memory_bytes/);
+    });
+
+    it('serves the OpenAPI document generated from the route schemas, and readable docs', async () => {
+      const spec = (await t.app.inject('/openapi.json')).json();
+      assert.equal(spec.openapi, '3.1.0');
+      const create = spec.paths['/v1/gateway/payments'].post;
+      assert.ok(create.requestBody.content['application/json'].schema.properties.installmentProducts);
+      assert.ok(create.responses['200']);
+      for (const p of ['/v1/gateway/access-token', '/v1/gateway/payments/{payId}', '/admin/v1/merchants', '/sandbox/v1/clock']) assert.ok(spec.paths[p], p);
+      const docs = await t.app.inject('/docs');
+      assert.match(String(docs.headers['content-type']), /text\/html/);
+      assert.match(docs.body, /\/v1\/gateway\/payments/);
+      assert.ok(!/<script|https?:\/\/(?!gateway\.test)[a-z]/i.test(docs.body.replace(/http:\/\/gateway\.test/g, '')), 'no scripts or external assets');
+      const errors = (await t.app.inject('/docs/errors')).body;
+      for (const r of catalogue()) assert.ok(errors.includes(`id="${r.code}"`), r.code);
+    });
+
+    it('answers unknown routes 404 and wrong methods 405 as problem JSON, with security headers', async () => {
+      const nf = await t.app.inject('/v1/gateway/nothing');
+      assert.equal(nf.statusCode, 404);
+      assert.equal(nf.json().systemCode, 'system.404.004');
+      assert.match(String(nf.headers['content-type']), /application\/problem\+json/);
+      const na = await t.app.inject({ method: 'PUT', url: '/v1/gateway/payments/abc' });
+      assert.equal(na.statusCode, 405);
+      assert.equal(na.json().systemCode, 'system.405.001');
+      assert.equal(nf.headers['x-content-type-options'], 'nosniff');
+      assert.match(String(nf.headers['content-security-policy']), /default-src 'none'/);
+      assert.match(String(nf.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+    });
+  });
+}
+
+describe('logs', () => {
+  it('are JSON with request ids and never contain credentials or tokens', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(...String(chunk).split('\n').filter(Boolean));
+        cb();
+      },
+    });
+    const testDb = await openTestDb(BACKENDS[0]!);
+    const config = loadConfig({ KARIBCHE_DATA_DIR: testDb.dataDir, KARIBCHE_ADMIN_TOKEN: 'log-test-admin-token-0123456789', LOG_LEVEL: 'debug' });
+    const gw = await createGateway(config, { db: testDb.db, clock: new Clock(), background: false, log: createLogger('debug', sink) });
+    try {
+      const created = await gw.app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: { authorization: 'Bearer log-test-admin-token-0123456789' }, payload: { name: 'Log Shop' } });
+      const { credentials } = created.json();
+      const tok = await gw.app.inject({ method: 'POST', url: '/v1/gateway/access-token', headers: { apikey: credentials.apiKey }, payload: { client_id: credentials.clientId, client_secret: credentials.clientSecret } });
+      const token = tok.json().access_token;
+      await gw.app.inject({ method: 'POST', url: '/v1/gateway/payments', headers: { apikey: credentials.apiKey, authorization: `Bearer ${token}` }, payload: basicPayment() });
+      await gw.app.inject({ method: 'POST', url: '/v1/gateway/access-token', headers: { apikey: credentials.apiKey }, payload: { client_id: credentials.clientId, client_secret: 'wrong' } });
+      assert.ok(lines.length >= 8, `only ${lines.length} log lines`);
+      const parsed = lines.map((l) => JSON.parse(l));
+      assert.ok(parsed.some((l) => typeof l.reqId === 'string'));
+      const all = lines.join('\n');
+      for (const secret of [credentials.clientSecret, credentials.apiKey, credentials.callbackSecret, token, 'log-test-admin-token-0123456789']) {
+        assert.ok(!all.includes(secret), `a secret leaked into the logs: ${secret.slice(0, 8)}…`);
+      }
+    } finally {
+      await gw.close();
+      await testDb.drop();
+    }
+  });
+});

@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../config.ts';
+import { Clock } from '../clock.ts';
+import { createGateway, type Gateway } from '../gateway.ts';
+import { createLogger } from '../logger.ts';
+import { openPostgres } from '../store/postgres.ts';
+import { BACKENDS } from '../testing/databases.ts';
+import { MerchantClient, accessToken, basicPayment, startTestGateway, type TestGateway } from '../testing/harness.ts';
+
+const events = async (t: TestGateway, payId: string) =>
+  (await t.gw.services.db.query<{ seq: number; status: string; final: boolean }>('SELECT seq, status, final FROM payment_events WHERE pay_id = $1 ORDER BY seq', [payId])).rows;
+
+for (const backend of BACKENDS) {
+  describe(`sandbox clock and expiry [${backend}]`, () => {
+    let t: TestGateway;
+    let m: MerchantClient;
+    before(async () => {
+      t = await startTestGateway(backend);
+      m = await MerchantClient.create(t);
+    });
+    after(() => t.close());
+
+    it('reads and advances the clock; refuses to go back', async () => {
+      const read = await t.admin('GET', '/sandbox/v1/clock');
+      assert.equal(read.statusCode, 200);
+      const before = new Date(read.json().now).getTime();
+      const adv = await t.admin('POST', '/sandbox/v1/clock', { advanceSeconds: 3600 });
+      assert.equal(adv.statusCode, 200);
+      assert.ok(new Date(adv.json().now).getTime() - before >= 3600_000);
+      assert.equal(adv.json().offsetSeconds, read.json().offsetSeconds + 3600);
+      for (const advanceSeconds of [0, -5, 1.5, 400 * 86400 + 1, '60']) {
+        const bad = await t.admin('POST', '/sandbox/v1/clock', { advanceSeconds });
+        assert.equal(bad.statusCode, 400, String(advanceSeconds));
+        assert.equal(bad.json().systemCode, 'sandbox.400.001');
+      }
+      m.token = await accessToken(t.app, m.credentials);
+    });
+
+    it('expires Created payments after expirationMinutes, with one final event each', async () => {
+      const short = (await m.createPayment(basicPayment({ expirationMinutes: 1 }))).json().payId;
+      const long = (await m.createPayment(basicPayment({ expirationMinutes: 10 }))).json().payId;
+      const r1 = await t.admin('POST', '/sandbox/v1/clock', { advanceSeconds: 59 });
+      assert.equal(r1.json().expired, 0);
+      assert.equal((await m.getPayment(short)).json().status, 'Created');
+      const r2 = await t.admin('POST', '/sandbox/v1/clock', { advanceSeconds: 1 });
+      assert.equal(r2.json().expired, 1);
+      assert.equal((await m.getPayment(short)).json().status, 'Expired');
+      assert.equal((await m.getPayment(long)).json().status, 'Created');
+      assert.deepEqual(await events(t, short), [
+        { seq: 1, status: 'Created', final: false },
+        { seq: 2, status: 'Expired', final: true },
+      ]);
+      // Sweeping again changes nothing.
+      assert.equal(await t.gw.services.sweeper.sweep(), 0);
+      assert.equal((await events(t, short)).length, 2);
+    });
+
+    it('shows a due payment as Expired on read even before a sweep', async () => {
+      const id = (await m.createPayment(basicPayment({ expirationMinutes: 1 }))).json().payId;
+      await t.gw.services.sharedClock.advance(61); // moves time without sweeping
+      const g = (await m.getPayment(id)).json();
+      assert.equal(g.status, 'Expired');
+      assert.deepEqual((await events(t, id)).map((e) => e.status), ['Created', 'Expired']);
+      assert.equal(await t.gw.services.sweeper.sweep(), 0);
+    });
+
+    it('expires a large batch in one sweep', async () => {
+      const ids = [];
+      for (let i = 0; i < 30; i++) ids.push((await m.createPayment(basicPayment({ expirationMinutes: 2 }))).json().payId);
+      const res = await t.admin('POST', '/sandbox/v1/clock', { advanceSeconds: 120 });
+      assert.equal(res.json().expired, 30);
+      const { rows } = await t.gw.services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payment_events WHERE pay_id = ANY($1) AND status = 'Expired'`, [ids]);
+      assert.equal(rows[0]!.n, 30);
+    });
+  });
+}
+
+if (BACKENDS.includes('postgres')) {
+  describe('several gateway processes on one PostgreSQL', () => {
+    let t: TestGateway;
+    let second: Gateway;
+    let third: Gateway;
+    before(async () => {
+      t = await startTestGateway('postgres');
+      const open = async () => {
+        const config = loadConfig({ KARIBCHE_MODE: 'sandbox', KARIBCHE_DATA_DIR: t.testDb.dataDir, KARIBCHE_ADMIN_TOKEN: 'test-admin-token-0123456789abcdef', LOG_LEVEL: 'silent', DATABASE_URL: t.testDb.url! });
+        return createGateway(config, { db: await openPostgres(t.testDb.url!, { poolSize: 5 }), clock: new Clock(), background: false, log: createLogger('silent') });
+      };
+      second = await open();
+      third = await open();
+    });
+    after(async () => {
+      for (const g of [second, third]) {
+        await g.close();
+        await g.services.db.close();
+      }
+      await t.close();
+    });
+
+    it('shares the clock: an advance in one process reaches the others', async () => {
+      const before = second.services.clock.offset;
+      await t.admin('POST', '/sandbox/v1/clock', { advanceSeconds: 7200 });
+      const deadline = Date.now() + 5_000;
+      while (second.services.clock.offset < before + 7200_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(second.services.clock.offset, t.clock.offset);
+      await third.services.sharedClock.refresh();
+      assert.equal(third.services.clock.offset, t.clock.offset);
+    });
+
+    it('concurrent sweepers in three processes expire each payment exactly once', async () => {
+      const m = await MerchantClient.create(t);
+      const ids: string[] = [];
+      for (let i = 0; i < 120; i++) ids.push((await m.createPayment(basicPayment({ expirationMinutes: 1 }))).json().payId);
+      await t.gw.services.sharedClock.advance(61);
+      for (const g of [second, third]) await g.services.sharedClock.refresh();
+      const counts = await Promise.all([t.gw.services.sweeper.sweep(), second.services.sweeper.sweep(), third.services.sweeper.sweep()]);
+      assert.equal(counts.reduce((a, b) => a + b, 0), 120, `per process ${counts}`);
+      const { rows } = await t.gw.services.db.query<{ pay_id: string; n: number }>(
+        `SELECT pay_id, count(*)::int AS n FROM payment_events WHERE pay_id = ANY($1) AND status = 'Expired' GROUP BY pay_id`,
+        [ids],
+      );
+      assert.equal(rows.length, 120);
+      assert.ok(rows.every((r) => r.n === 1));
+    });
+
+    it('a merchant change in one process reaches the others’ caches', async () => {
+      const m = await MerchantClient.create(t);
+      const other = new MerchantClient(second.app, m.credentials, m.token);
+      assert.equal((await other.createPayment(basicPayment({ amount: { currency: 'USD', total: 1 } }))).statusCode, 200);
+      await t.admin('PATCH', `/admin/v1/merchants/${m.credentials.clientId}`, { currencies: ['GEL'] });
+      const deadline = Date.now() + 5_000;
+      let code = 200;
+      while (code === 200 && Date.now() < deadline) {
+        code = (await other.createPayment(basicPayment({ amount: { currency: 'USD', total: 1 } }))).statusCode;
+        if (code === 200) await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.equal(code, 400);
+    });
+  });
+}
