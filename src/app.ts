@@ -17,7 +17,7 @@ import { opsRoutes } from './ops/routes.ts';
 import { sandboxRoutes } from './sandbox/routes.ts';
 import type { Services } from './services.ts';
 
-export async function buildApp(s: Services): Promise<FastifyInstance> {
+export async function buildApp(s: Services, draining: { value: boolean } = { value: false }): Promise<FastifyInstance> {
   const { config } = s;
   const app = Fastify({
     loggerInstance: s.log as FastifyBaseLogger,
@@ -82,6 +82,7 @@ export async function buildApp(s: Services): Promise<FastifyInstance> {
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    if (draining.value) reply.header('Connection', 'close');
   });
   app.addHook('onResponse', async (request, reply) => {
     s.metrics.httpDuration.observe(

@@ -56,7 +56,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     const metrics = new Metrics();
     const sweeper = new ExpirySweeper(db, clock, log, (n) => metrics.paymentsExpired.inc(n));
     const services: Services = { config, db, clock, sharedClock, merchants, tokens, sweeper, metrics, log };
-    const app = await buildApp(services);
+    const draining = { value: false };
+    const app = await buildApp(services, draining);
     await app.ready();
 
     const background = opts.background === false ? null : startBackground(services);
@@ -68,7 +69,15 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       close: () =>
         (closing ??= (async () => {
           await background?.stop();
-          await app.close();
+          // Node closes only the connections idle at close(); a keep-alive connection whose
+          // in-flight request finishes later would hold the process, so sweep them until done.
+          draining.value = true;
+          const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+          try {
+            await app.close();
+          } finally {
+            clearInterval(sweep);
+          }
           if (!opts.db) await db.close();
         })()),
     };

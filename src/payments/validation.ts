@@ -243,7 +243,7 @@ export function validateCreatePayment(input: CreatePaymentInput, ctx: RuleContex
     if (!input.installmentProducts?.length) {
       if (explicit) fail('installmentProducts', 'are required when installment (8) is among the methods', ERRORS.installmentMismatch);
       else methods = methods.filter((m) => m !== METHOD.installment); // not offered without products
-    } else if (total !== null && products!.length === input.installmentProducts.length) {
+    } else if (total !== null && products !== null && products.length === input.installmentProducts.length) {
       // BigInt: 100 products × quantity × price can pass 2^53 before it is compared.
       const sum = products.reduce((acc, p) => acc + BigInt(p.price) * BigInt(p.quantity), 0n);
       if (sum !== BigInt(total)) fail('installmentProducts', 'Σ price × quantity must equal amount.total exactly', ERRORS.installmentMismatch);
