@@ -1,9 +1,26 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
+
+// Entropy is drawn from the OS in 4 KiB batches: one getrandom call serves 256 identifiers, where
+// randomBytes(16) per payment made it a visible share of the create path's CPU profile.
+const POOL_SIZE = 4096;
+const pool = Buffer.alloc(POOL_SIZE);
+let offset = POOL_SIZE;
+
+/** `bytes` fresh random bytes as lowercase hex (each byte is used once). */
+export function randomHex(bytes: number): string {
+  if (offset + bytes > POOL_SIZE) {
+    randomFillSync(pool);
+    offset = 0;
+  }
+  const hex = pool.toString('hex', offset, offset + bytes);
+  offset += bytes;
+  return hex;
+}
 
 /** 128 random bits, lowercase hex: unguessable and URL-safe. */
-export const newPayId = () => randomBytes(16).toString('hex');
+export const newPayId = () => randomHex(16);
 /** Saved-card identifier, same strength as payIds. */
-export const newRecId = () => randomBytes(16).toString('hex');
+export const newRecId = () => randomHex(16);
 
 const ID = /^[0-9a-f]{32}$/;
 /** Cheap shape check so malformed ids never reach the database. */

@@ -14,18 +14,18 @@ export interface InsertPayment {
   expiresAt: Date;
 }
 
-/** Inserts a Created payment and its first event in one statement (one round trip). */
+/**
+ * Inserts a Created payment: one prepared statement, one round trip. Creation is the initial state,
+ * not a change, so it writes no event; the first event (seq 1) is the first status change.
+ */
 export async function insertPayment(q: Queryable, p: InsertPayment): Promise<void> {
   const n = p.payment;
   await q.query(
-    `WITH ins AS (
-       INSERT INTO payments (pay_id, client_id, status, currency, amount, subtotal, tax, shipping, return_url,
-         callback_url, extra, extra2, split_iban, split_amount, split_returned_amount, user_ip, expiration_minutes,
-         expires_at, methods, installment_products, pre_auth, language, merchant_payment_id, skip_info_message,
-         save_card, save_card_to_date, rec_id, description, event_seq, created_at, updated_at)
-       VALUES ($1,$2,'Created',$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,1,$28,$28)
-       RETURNING pay_id)
-     INSERT INTO payment_events (pay_id, seq, status, final, created_at) SELECT pay_id, 1, 'Created', false, $28 FROM ins`,
+    `INSERT INTO payments (pay_id, client_id, status, currency, amount, subtotal, tax, shipping, return_url,
+       callback_url, extra, extra2, split_iban, split_amount, split_returned_amount, user_ip, expiration_minutes,
+       expires_at, methods, installment_products, pre_auth, language, merchant_payment_id, skip_info_message,
+       save_card, save_card_to_date, rec_id, description, created_at, updated_at)
+     VALUES ($1,$2,'Created',$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$28)`,
     [
       p.payId, p.clientId, n.currency, n.amount, n.subtotal, n.tax, n.shipping, n.returnUrl,
       n.callbackUrl, n.extra, n.extra2, n.split?.iban ?? null, n.split?.amount ?? null, n.split ? 0 : null, n.userIp,
@@ -33,12 +33,13 @@ export async function insertPayment(q: Queryable, p: InsertPayment): Promise<voi
       n.installmentProducts ? JSON.stringify(n.installmentProducts) : null, n.preAuth, n.language,
       n.merchantPaymentId, n.skipInfoMessage, n.saveCard, n.saveCardToDate, p.recId, n.description, p.now,
     ],
+    'insert_payment',
   );
 }
 
 /** A merchant's payment; another merchant's payId finds nothing, exactly like an unknown one. */
 export async function selectPayment(q: Queryable, clientId: string, payId: string): Promise<PaymentRow | null> {
-  const { rows } = await q.query<PaymentRow>('SELECT * FROM payments WHERE pay_id = $1 AND client_id = $2', [payId, clientId]);
+  const { rows } = await q.query<PaymentRow>('SELECT * FROM payments WHERE pay_id = $1 AND client_id = $2', [payId, clientId], 'select_payment');
   return rows[0] ?? null;
 }
 

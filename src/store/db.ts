@@ -7,7 +7,11 @@ export interface QueryResult<R> {
 }
 
 export interface Queryable {
-  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+  /**
+   * `name` makes it a prepared statement on PostgreSQL (parsed and planned once per connection):
+   * worth it for the hot statements; the SQL text of one name must never change.
+   */
+  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[], name?: string): Promise<QueryResult<R>>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
 }

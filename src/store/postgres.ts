@@ -62,9 +62,9 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
 
   const db: Db = {
     kind: 'postgres',
-    query: <R>(sql: string, params?: readonly unknown[]) =>
+    query: <R>(sql: string, params?: readonly unknown[], name?: string) =>
       run(async () => {
-        const res = await pool.query(sql, params as unknown[] | undefined);
+        const res = await pool.query({ text: sql, values: params as unknown[] | undefined, name });
         return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 } satisfies QueryResult<R>;
       }),
     tx: (fn) =>
@@ -74,8 +74,8 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
         try {
           await client.query('BEGIN');
           const result = await fn({
-            async query<R>(sql: string, params?: readonly unknown[]) {
-              const res = await client.query(sql, params as unknown[] | undefined);
+            async query<R>(sql: string, params?: readonly unknown[], name?: string) {
+              const res = await client.query({ text: sql, values: params as unknown[] | undefined, name });
               return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
             },
             async exec(sql: string) {

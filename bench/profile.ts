@@ -1,0 +1,62 @@
+// `node --import tsx bench/profile.ts`: CPU-profiles one gateway process on PostgreSQL under the
+// create-payment load and prints the functions with the most self time.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+const SERVER_URL = process.env.KARIBCHE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const name = `karibche_prof_${randomBytes(4).toString('hex')}`;
+const admin = new pg.Client({ connectionString: SERVER_URL });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${name}`);
+const url = new URL(SERVER_URL);
+url.pathname = `/${name}`;
+const profDir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-prof-'));
+const token = `prof-admin-${randomBytes(8).toString('hex')}`;
+const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--import', 'tsx', 'src/main.ts'], {
+  env: { ...process.env, DATABASE_URL: url.toString(), PORT: '18085', LOG_LEVEL: 'warn', KARIBCHE_ADMIN_TOKEN: token },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+let out = '';
+child.stdout!.on('data', (d) => (out += d));
+while (!out.includes('gateway on')) await new Promise((r) => setTimeout(r, 50));
+const base = 'http://127.0.0.1:18085';
+const created = await (await fetch(`${base}/admin/v1/merchants`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'P' }) })).json();
+const c = created.credentials;
+const tok = await (await fetch(`${base}/v1/gateway/access-token`, { method: 'POST', headers: { apikey: c.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ client_id: c.clientId, client_secret: c.clientSecret }) })).json();
+const r = await autocannon({
+  url: `${base}/v1/gateway/payments`,
+  method: 'POST',
+  connections: 64,
+  duration: Number(process.env.PROFILE_SECONDS ?? 8),
+  headers: { apikey: c.apiKey, authorization: `Bearer ${tok.access_token}`, 'content-type': 'application/json' },
+  body: JSON.stringify({ amount: { currency: 'GEL', total: '25.40' }, returnurl: 'https://shop.example/return' }),
+});
+console.log(`create-payment ${Math.round(r.requests.average)} req/s p50 ${r.latency.p50} p99 ${r.latency.p99} non2xx ${r.non2xx}`);
+await new Promise<void>((resolve) => {
+  child.on('exit', () => resolve());
+  child.kill('SIGTERM');
+});
+await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+await admin.end();
+
+const file = fs.readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'))!;
+const prof = JSON.parse(fs.readFileSync(path.join(profDir, file), 'utf8'));
+const self = new Map<string, number>();
+const dt = new Map<number, number>();
+prof.samples.forEach((id: number, i: number) => dt.set(id, (dt.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0)));
+let total = 0;
+for (const node of prof.nodes) {
+  const t = dt.get(node.id) ?? 0;
+  total += t;
+  const cf = node.callFrame;
+  const key = `${cf.functionName || '(anon)'} ${cf.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/src\//, 'src/')}:${cf.lineNumber}`;
+  self.set(key, (self.get(key) ?? 0) + t);
+}
+const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.PROFILE_TOP ?? 35));
+for (const [k, t] of top) console.log(`${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}`);
+console.log(`profile: ${path.join(profDir, file)}`);

@@ -1,0 +1,180 @@
+// `npm run bench`: create-payment throughput and latency on PostgreSQL against the floor server
+// (bare Fastify + one pg INSERT) under the same load, then on PGlite. Every figure comes from this
+// run on this machine; the table is printed and written to bench/results.json.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+const SERVER_URL = process.env.KARIBCHE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const QUICK = process.argv.includes('--quick');
+/** --only=floor,pg,pglite runs a subset (for experiments); the README figures come from full runs. */
+const ONLY = new Set((process.argv.find((a) => a.startsWith('--only='))?.slice(7) ?? 'floor,pg,pglite').split(','));
+const DURATION = Number(process.env.BENCH_DURATION ?? (QUICK ? 2 : 10));
+const WARMUP = QUICK ? 1 : 3;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const ADMIN = `bench-admin-${randomBytes(12).toString('hex')}`;
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+
+interface Proc {
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+async function startProcess(args: string[], env: Record<string, string>): Promise<Proc> {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const deadline = Date.now() + 60_000;
+  while (!/Server listening|gateway on http/.test(out)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`process failed to start: ${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    child,
+    stop: () =>
+      new Promise((resolve) => {
+        child.on('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Peak resident set size (VmHWM) of a process, in MB. */
+function peakRssMb(pid: number): number | null {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
+async function createDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `karibche_bench_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(SERVER_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: SERVER_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  requests: number;
+}
+
+async function load(url: string, headers: Record<string, string>, body: string, duration: number): Promise<Load> {
+  const r = await autocannon({ url, method: 'POST', connections: CONNECTIONS, duration, headers: { 'content-type': 'application/json', ...headers }, body });
+  return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, requests: r.requests.total };
+}
+
+async function merchantHeaders(base: string): Promise<Record<string, string>> {
+  const auth = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
+  const created = await (await fetch(`${base}/admin/v1/merchants`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'Bench', currencies: ['GEL'], methods: [4, 5, 7] }) })).json();
+  const c = created.credentials;
+  const tok = await (await fetch(`${base}/v1/gateway/access-token`, { method: 'POST', headers: { apikey: c.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ client_id: c.clientId, client_secret: c.clientSecret }) })).json();
+  return { apikey: c.apiKey, authorization: `Bearer ${tok.access_token}` };
+}
+
+const PAYMENT = JSON.stringify({ amount: { currency: 'GEL', total: '25.40' }, returnurl: 'https://shop.example/return', merchantPaymentId: 'bench', language: 'EN' });
+
+async function startGateway(env: Record<string, string>, port: number) {
+  const proc = await startProcess(['--import', 'tsx', 'src/main.ts'], { PORT: String(port), KARIBCHE_ADMIN_TOKEN: ADMIN, ...env });
+  const base = `http://127.0.0.1:${port}`;
+  return { proc, url: `${base}/v1/gateway/payments`, headers: await merchantHeaders(base) };
+}
+
+/** Mean of several runs (throughput, latency percentiles) so that one noisy run weighs less. */
+function mean(runs: Load[]): Load {
+  const avg = (k: keyof Load) => runs.reduce((a, r) => a + r[k], 0) / runs.length;
+  return { rps: Math.round(avg('rps')), p50: avg('p50'), p99: avg('p99'), non2xx: avg('non2xx'), errors: avg('errors'), requests: Math.round(avg('requests')) };
+}
+
+async function main() {
+  const results: Record<string, unknown> = { date: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version }, connections: CONNECTIONS, durationSeconds: DURATION, rounds: ROUNDS };
+
+  const floorDb = await createDatabase();
+  const gwDb = await createDatabase();
+  try {
+    const none = { load: { rps: 0, p50: 0, p99: 0, non2xx: 0, errors: 0, requests: 0 }, rssMb: null as number | null };
+    let floorLoad: Load = none.load;
+    let pgRun = none;
+    // Floor and gateway stay up side by side; the load alternates between them, ROUNDS times each,
+    // so that both see the same machine (this VM's speed drifts by ±15% between minutes).
+    if (ONLY.has('floor') || ONLY.has('pg')) {
+      const floor = ONLY.has('floor') ? await startProcess(['--import', 'tsx', 'bench/floor-server.ts'], { DATABASE_URL: floorDb.url, PORT: '18090' }) : null;
+      const gw = ONLY.has('pg') ? await startGateway({ DATABASE_URL: gwDb.url }, 18080) : null;
+      try {
+        const floorRuns: Load[] = [];
+        const gwRuns: Load[] = [];
+        if (floor) await load('http://127.0.0.1:18090/floor', {}, PAYMENT, WARMUP);
+        if (gw) await load(gw.url, gw.headers, PAYMENT, WARMUP);
+        for (let i = 0; i < ROUNDS; i++) {
+          if (floor) floorRuns.push(await load('http://127.0.0.1:18090/floor', {}, PAYMENT, DURATION));
+          if (gw) gwRuns.push(await load(gw.url, gw.headers, PAYMENT, DURATION));
+        }
+        if (floor) floorLoad = mean(floorRuns);
+        if (gw) pgRun = { load: mean(gwRuns), rssMb: peakRssMb(gw.proc.child.pid!) };
+        results.roundsRps = { floor: floorRuns.map((r) => r.rps), createPaymentPostgres: gwRuns.map((r) => r.rps) };
+      } finally {
+        await floor?.stop();
+        await gw?.proc.stop();
+      }
+    }
+    let pgliteRun = none;
+    if (ONLY.has('pglite')) {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-bench-'));
+      const gw = await startGateway({ DATABASE_URL: '', KARIBCHE_DATA_DIR: dataDir }, 18081);
+      try {
+        await load(gw.url, gw.headers, PAYMENT, WARMUP);
+        pgliteRun = { load: await load(gw.url, gw.headers, PAYMENT, DURATION), rssMb: peakRssMb(gw.proc.child.pid!) };
+      } finally {
+        await gw.proc.stop();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    }
+    const ratio = floorLoad.rps ? Number((pgRun.load.rps / floorLoad.rps).toFixed(2)) : null;
+    Object.assign(results, { floor: floorLoad, createPaymentPostgres: { ...pgRun.load, peakRssMb: pgRun.rssMb }, ratio, createPaymentPglite: { ...pgliteRun.load, peakRssMb: pgliteRun.rssMb } });
+
+    const row = (name: string, l: Load, rss?: number | null) =>
+      `| ${name.padEnd(34)} | ${String(l.rps).padStart(7)} | ${l.p50.toFixed(1).padStart(6)} | ${l.p99.toFixed(1).padStart(6)} | ${String(l.non2xx + l.errors).padStart(6)} | ${rss == null ? '     -' : String(rss).padStart(6)} |`;
+    const table = [
+      `Karibche bench — ${CONNECTIONS} connections, ${DURATION} s per run, floor and PostgreSQL: mean of ${ROUNDS} alternating rounds; ${os.cpus().length} cores, Node ${process.version}`,
+      '',
+      '| run                                | req/s   | p50 ms | p99 ms | errors | RSS MB |',
+      '|------------------------------------|---------|--------|--------|--------|--------|',
+      row('floor: Fastify + 1 pg INSERT', floorLoad),
+      row('create-payment, PostgreSQL', pgRun.load, pgRun.rssMb),
+      row('create-payment, PGlite', pgliteRun.load, pgliteRun.rssMb),
+      '',
+      `create-payment / floor = ${ratio} (target ≥ 0.6); p99 ${pgRun.load.p99} ms (target ≤ 25 ms)`,
+    ].join('\n');
+    console.log(table);
+    fs.writeFileSync(path.join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  } finally {
+    await floorDb.drop();
+    await gwDb.drop();
+  }
+}
+
+await main();
