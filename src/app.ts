@@ -1,7 +1,7 @@
 // Builds the HTTP application: conventions, security headers, docs, and every route group.
 import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
-import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { adminRoutes } from './admin/routes.ts';
@@ -12,6 +12,7 @@ import { problem, sendProblem } from './api/problem.ts';
 import { accessTokenRoute } from './api/routes/access-token.ts';
 import { paymentRoutes } from './api/routes/payments.ts';
 import { ProblemSchema } from './api/schemas.ts';
+import { apiSecurityHeaders } from './api/security-headers.ts';
 import { docsRoutes } from './ops/docs.ts';
 import { opsRoutes } from './ops/routes.ts';
 import { sandboxRoutes } from './sandbox/routes.ts';
@@ -31,19 +32,11 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
 
   registerHttpConventions(app, config.publicUrl);
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
-  await app.register(helmet, {
-    // API answers are JSON; the docs page needs its own inline style. The checkout page sets a
-    // stricter policy of its own.
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'none'"],
-        styleSrc: ["'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:'],
-        frameAncestors: ["'none'"],
-        upgradeInsecureRequests: config.mode === 'production' ? [] : null,
-      },
-    },
-    hsts: config.mode === 'production' ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+  // Flood guard per source address on the routes that opt in (the token endpoint). It counts in
+  // process memory; the brute-force limit that must hold across processes is auth-failures.ts.
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, ctx) => problem(ERRORS.tooManyRequests, { detail: `Too many requests; retry in ${ctx.after}` }),
   });
   app.addSchema(ProblemSchema);
   await app.register(swagger, {
@@ -80,7 +73,9 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
     return sendProblem(reply, config.publicUrl, err);
   });
 
+  const securityHeaders = apiSecurityHeaders(config.mode);
   app.addHook('onSend', async (request, reply) => {
+    reply.headers(securityHeaders);
     reply.header('X-Request-Id', request.id);
     if (draining.value) reply.header('Connection', 'close');
   });

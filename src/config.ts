@@ -27,6 +27,8 @@ export interface Config {
   /** Failed access-token attempts per client_id (and per IP) within the window before 429. */
   authFailureLimit: number;
   authFailureWindowSeconds: number;
+  /** Access-token requests per source address per minute, whatever their outcome. */
+  tokenRequestsPerMinute: number;
 }
 
 export class ConfigError extends Error {}
@@ -91,5 +93,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenTtlSeconds: int(env, 'KARIBCHE_TOKEN_TTL_SECONDS', 86_400, 60, 30 * 86_400),
     authFailureLimit: int(env, 'KARIBCHE_AUTH_FAILURE_LIMIT', 10, 1, 1_000_000),
     authFailureWindowSeconds: int(env, 'KARIBCHE_AUTH_FAILURE_WINDOW_SECONDS', 300, 1, 86_400),
+    tokenRequestsPerMinute: int(env, 'KARIBCHE_TOKEN_REQUESTS_PER_MINUTE', 300, 1, 1_000_000),
   };
 }

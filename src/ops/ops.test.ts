@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { catalogue } from '../api/errors.ts';
+import { apiSecurityHeaders } from '../api/security-headers.ts';
 import { Clock } from '../clock.ts';
 import { loadConfig } from '../config.ts';
 import { createGateway } from '../gateway.ts';
@@ -54,10 +55,25 @@ for (const backend of BACKENDS) {
       assert.equal(na.json().systemCode, 'system.405.001');
       assert.equal(nf.headers['x-content-type-options'], 'nosniff');
       assert.match(String(nf.headers['content-security-policy']), /default-src 'none'/);
+      assert.match(String(nf.headers['content-security-policy']), /frame-ancestors 'none'/);
+      assert.equal(nf.headers['x-frame-options'], 'DENY');
+      assert.equal(nf.headers['strict-transport-security'], undefined, 'no HSTS in sandbox');
+      assert.equal(nf.headers['referrer-policy'], 'no-referrer');
       assert.match(String(nf.headers['x-request-id']), /^[0-9a-f-]{36}$/);
     });
   });
 }
+
+describe('security headers', () => {
+  it('add HSTS and upgrade-insecure-requests only in production', () => {
+    const prod = apiSecurityHeaders('production');
+    assert.equal(prod['Strict-Transport-Security'], 'max-age=31536000; includeSubDomains');
+    assert.match(prod['Content-Security-Policy']!, /upgrade-insecure-requests/);
+    const sandbox = apiSecurityHeaders('sandbox');
+    assert.equal(sandbox['Strict-Transport-Security'], undefined);
+    assert.doesNotMatch(sandbox['Content-Security-Policy']!, /upgrade-insecure-requests/);
+  });
+});
 
 describe('logs', () => {
   it('are JSON with request ids and never contain credentials or tokens', async () => {

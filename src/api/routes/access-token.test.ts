@@ -86,6 +86,25 @@ for (const backend of BACKENDS) {
     const call = (headers: Record<string, string>) =>
       t.app.inject({ method: 'POST', url: '/v1/gateway/payments', headers: { 'content-type': 'application/json', ...headers }, payload: basicPayment() });
 
+    it('limits token requests per source address per minute (flood guard), whatever their outcome', async () => {
+      const flood = await startTestGateway(backend, { KARIBCHE_TOKEN_REQUESTS_PER_MINUTE: '3' });
+      try {
+        const { credentials: c } = await createMerchant(flood);
+        const codes = [];
+        for (let i = 0; i < 4; i++) {
+          const res = await flood.app.inject({ method: 'POST', url: '/v1/gateway/access-token', headers: { apikey: c.apiKey }, payload: { client_id: c.clientId, client_secret: c.clientSecret } });
+          codes.push(res.statusCode);
+          if (res.statusCode === 429) {
+            assert.equal(res.json().systemCode, 'access-token.429.001');
+            assert.ok(Number(res.headers['retry-after']) > 0);
+          }
+        }
+        assert.deepEqual(codes, [200, 200, 200, 429]);
+      } finally {
+        await flood.close();
+      }
+    });
+
     it('every merchant call needs a valid API key and a valid bearer token of the same merchant', async () => {
       const ok = await call({ apikey: a.credentials.apiKey, authorization: `Bearer ${a.token}` });
       assert.equal(ok.statusCode, 200);

@@ -12,7 +12,7 @@ export function accessTokenRoute(app: FastifyInstance, s: Services, failures: Au
   app.post(
     '/access-token',
     {
-      config: { operation: 'access-token' },
+      config: { operation: 'access-token', rateLimit: { max: s.config.tokenRequestsPerMinute, timeWindow: 60_000 } },
       schema: {
         hide,
         summary: 'Get an access token',
