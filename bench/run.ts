@@ -167,10 +167,10 @@ async function main() {
       row('create-payment, PostgreSQL', pgRun.load, pgRun.rssMb),
       row('create-payment, PGlite', pgliteRun.load, pgliteRun.rssMb),
       '',
-      `create-payment / floor = ${ratio} (target ≥ 0.6); p99 ${pgRun.load.p99} ms (target ≤ 25 ms)`,
+      `create-payment / floor = ${ratio} (target ≥ 0.6); p99 ${pgRun.load.p99.toFixed(1)} ms (target ≤ 25 ms)`,
     ].join('\n');
     console.log(table);
-    fs.writeFileSync(path.join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    fs.writeFileSync(process.env.BENCH_OUT ?? path.join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   } finally {
     await floorDb.drop();
     await gwDb.drop();
