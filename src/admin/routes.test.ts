@@ -88,6 +88,12 @@ for (const backend of BACKENDS) {
       assert.equal((await t.admin('POST', '/admin/v1/merchants', {})).json().invalidParams[0].name, 'name');
       assert.equal((await t.admin('PATCH', '/admin/v1/merchants/kcnobody', { name: 'x' })).json().systemCode, 'admin.404.003');
       assert.equal((await t.admin('GET', '/admin/v1/merchants/kcnobody')).statusCode, 404);
+      for (const action of ['api-keys', 'client-secret', 'callback-secret']) {
+        const res = await t.admin('POST', `/admin/v1/merchants/kcnobody/${action}`);
+        assert.equal(res.statusCode, 404, action);
+        assert.equal(res.json().systemCode, 'admin.404.003');
+      }
+      assert.equal((await t.admin('PATCH', '/admin/v1/merchants/kcnobody', {})).statusCode, 404);
     });
 
     it('updates every setting; changes apply to the merchant API at once; null clears', async () => {

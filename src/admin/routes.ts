@@ -7,7 +7,7 @@ import { errorResponses } from '../api/schemas.ts';
 import { newApiKey } from '../merchants/credentials.ts';
 import { merchantView, type Merchant } from '../merchants/merchant.ts';
 import { checkSettings, type SettingsInput } from '../merchants/settings.ts';
-import { insertApiKey, insertMerchant, rotateCallbackSecret, rotateClientSecret, selectMerchant, updateMerchantSettings } from '../merchants/store.ts';
+import { insertApiKey, insertMerchant, rotateCallbackSecret, rotateClientSecret, selectMerchant, selectMerchants, updateMerchantSettings } from '../merchants/store.ts';
 import type { Services } from '../services.ts';
 import { adminAuth } from './auth.ts';
 import { ClientIdParams, CreateMerchantBody, Credentials, MerchantSettingsBody, MerchantView } from './schemas.ts';
@@ -58,11 +58,7 @@ export function adminRoutes(app: FastifyInstance, s: Services): void {
   app.get(
     '/merchants',
     { ...base, schema: { summary: 'List merchants', tags, response: { 200: Type.Object({ merchants: Type.Array(MerchantView) }), ...errorResponses } } },
-    async () => {
-      const { rows } = await s.db.query<{ client_id: string }>('SELECT client_id FROM merchants ORDER BY created_at, client_id LIMIT 1000');
-      const merchants = await Promise.all(rows.map((r) => merchantOr404(r.client_id)));
-      return { merchants: merchants.map(merchantView) };
-    },
+    async () => ({ merchants: (await selectMerchants(s.db, 1000)).map(merchantView) }),
   );
 
   app.get(
@@ -80,10 +76,11 @@ export function adminRoutes(app: FastifyInstance, s: Services): void {
     async (request) => {
       const clientId = clientIdOf(request);
       const patch = checked(request.body as SettingsInput);
-      await merchantOr404(clientId);
-      const updated = Object.keys(patch).length ? await updateMerchantSettings(s.db, clientId, patch, s.clock.now()) : await merchantOr404(clientId);
+      if (Object.keys(patch).length === 0) return merchantView(await merchantOr404(clientId));
+      const updated = await updateMerchantSettings(s.db, clientId, patch, s.clock.now());
+      if (!updated) throw problem(ERRORS.merchantNotFound, { detail: `No merchant ${clientId}` });
       await s.merchants.changed(clientId);
-      return merchantView(updated!);
+      return merchantView(updated);
     },
   );
 
@@ -93,9 +90,8 @@ export function adminRoutes(app: FastifyInstance, s: Services): void {
       { ...base, schema: { summary, tags, params: ClientIdParams, response: { 200: Type.Object({ [field]: Type.String() }), ...errorResponses } } },
       async (request) => {
         const clientId = clientIdOf(request);
-        await merchantOr404(clientId);
-        const value = await make(clientId);
-        if (!value) throw problem(ERRORS.merchantNotFound);
+        const value = clientId.length <= 64 ? await make(clientId) : null;
+        if (!value) throw problem(ERRORS.merchantNotFound, { detail: `No merchant ${clientId}` });
         await s.merchants.changed(clientId);
         request.log.info({ clientId, credential: field }, 'credential issued');
         return { [field]: value };
@@ -103,6 +99,7 @@ export function adminRoutes(app: FastifyInstance, s: Services): void {
     );
 
   secretRoute('/merchants/:clientId/api-keys', 'Add an API key (earlier keys stay active)', 'apiKey', async (clientId) => {
+    if (!(await selectMerchant(s.db, clientId))) return null;
     const key = newApiKey();
     await insertApiKey(s.db, clientId, key, s.clock.now());
     return key;

@@ -6,8 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../store/db.ts';
 import { ERRORS } from './errors.ts';
-import { problem } from './problem.ts';
-import { operationOf } from './problem.ts';
+import { operationOf, problem } from './problem.ts';
 
 export const IDEMPOTENCY = {
   keyMaxLength: 255,

@@ -67,6 +67,11 @@ export async function selectMerchant(q: Queryable, clientId: string): Promise<Me
   return rows[0] ? merchantFromRow(rows[0]) : null;
 }
 
+export async function selectMerchants(q: Queryable, limit: number): Promise<Merchant[]> {
+  const { rows } = await q.query<MerchantRow>('SELECT * FROM merchants ORDER BY created_at, client_id LIMIT $1', [limit]);
+  return rows.map(merchantFromRow);
+}
+
 export async function selectClientIdByApiKeyHash(q: Queryable, keyHash: string): Promise<string | null> {
   const { rows } = await q.query<{ client_id: string }>('SELECT client_id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL', [keyHash]);
   return rows[0]?.client_id ?? null;

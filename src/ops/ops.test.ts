@@ -64,6 +64,44 @@ for (const backend of BACKENDS) {
   });
 }
 
+for (const backend of BACKENDS) {
+  describe(`server-side failures [${backend}]`, () => {
+    let t: TestGateway;
+    before(async () => {
+      t = await startTestGateway(backend);
+    });
+    after(() => t.close());
+
+    it('answers 503 with Retry-After when the database is unreachable, 500 for a bug, both as problem JSON', async () => {
+      const m = await MerchantClient.create(t);
+      const id = (await m.createPayment(basicPayment())).json().payId;
+      const db = t.gw.services.db;
+      const original = db.query;
+      try {
+        db.query = async () => {
+          throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+        };
+        const down = await m.getPayment(id);
+        assert.equal(down.statusCode, 503);
+        assert.equal(down.json().systemCode, 'get-payment.503.001');
+        assert.equal(down.headers['retry-after'], '5');
+        assert.match(String(down.headers['content-type']), /application\/problem\+json/);
+        assert.equal((await t.app.inject('/readyz')).statusCode, 503);
+        db.query = async () => {
+          throw new Error('unexpected');
+        };
+        const bug = await m.getPayment(id);
+        assert.equal(bug.statusCode, 500);
+        assert.equal(bug.json().systemCode, 'get-payment.500.001');
+        assert.ok(!bug.body.includes('unexpected'), 'internal messages are not shown');
+      } finally {
+        db.query = original;
+      }
+      assert.equal((await m.getPayment(id)).statusCode, 200);
+    });
+  });
+}
+
 describe('security headers', () => {
   it('add HSTS and upgrade-insecure-requests only in production', () => {
     const prod = apiSecurityHeaders('production');

@@ -6,69 +6,63 @@ import { createGateway, type Gateway } from '../gateway.ts';
 import { createLogger } from '../logger.ts';
 import { openPostgres } from '../store/postgres.ts';
 import { BACKENDS } from '../testing/databases.ts';
-import { MerchantClient, accessToken, basicPayment, startTestGateway, type TestGateway } from '../testing/harness.ts';
+import { MerchantClient, accessToken, basicPayment, startTestGateway, useGateway, type TestGateway } from '../testing/harness.ts';
 
 const events = async (t: TestGateway, payId: string) =>
   (await t.gw.services.db.query<{ seq: number; status: string; final: boolean }>('SELECT seq, status, final FROM payment_events WHERE pay_id = $1 ORDER BY seq', [payId])).rows;
 
 for (const backend of BACKENDS) {
   describe(`sandbox clock and expiry [${backend}]`, () => {
-    let t: TestGateway;
-    let m: MerchantClient;
-    before(async () => {
-      t = await startTestGateway(backend);
-      m = await MerchantClient.create(t);
-    });
-    after(() => t.close());
+    const ctx = useGateway(backend);
 
     it('reads and advances the clock; refuses to go back', async () => {
-      const read = await t.admin('GET', '/sandbox/v1/clock');
+      const read = await ctx.t.admin('GET', '/sandbox/v1/clock');
       assert.equal(read.statusCode, 200);
       const before = new Date(read.json().now).getTime();
-      const adv = await t.admin('POST', '/sandbox/v1/clock', { advanceSeconds: 3600 });
+      const adv = await ctx.t.admin('POST', '/sandbox/v1/clock', { advanceSeconds: 3600 });
       assert.equal(adv.statusCode, 200);
       assert.ok(new Date(adv.json().now).getTime() - before >= 3600_000);
       assert.equal(adv.json().offsetSeconds, read.json().offsetSeconds + 3600);
       for (const advanceSeconds of [0, -5, 1.5, 400 * 86400 + 1, '60']) {
-        const bad = await t.admin('POST', '/sandbox/v1/clock', { advanceSeconds });
+        const bad = await ctx.t.admin('POST', '/sandbox/v1/clock', { advanceSeconds });
         assert.equal(bad.statusCode, 400, String(advanceSeconds));
         assert.equal(bad.json().systemCode, 'sandbox.400.001');
       }
-      m.token = await accessToken(t.app, m.credentials);
+      ctx.m.token = await accessToken(ctx.t.app, ctx.m.credentials);
     });
 
     it('expires Created payments after expirationMinutes, with one final event each', async () => {
-      const short = (await m.createPayment(basicPayment({ expirationMinutes: 1 }))).json().payId;
-      const long = (await m.createPayment(basicPayment({ expirationMinutes: 10 }))).json().payId;
-      const r1 = await t.admin('POST', '/sandbox/v1/clock', { advanceSeconds: 59 });
+      const short = (await ctx.m.createPayment(basicPayment({ expirationMinutes: 1 }))).json().payId;
+      const long = (await ctx.m.createPayment(basicPayment({ expirationMinutes: 10 }))).json().payId;
+      const r1 = await ctx.t.admin('POST', '/sandbox/v1/clock', { advanceSeconds: 59 });
       assert.equal(r1.json().expired, 0);
-      assert.equal((await m.getPayment(short)).json().status, 'Created');
-      const r2 = await t.admin('POST', '/sandbox/v1/clock', { advanceSeconds: 1 });
+      assert.equal((await ctx.m.getPayment(short)).json().status, 'Created');
+      const r2 = await ctx.t.admin('POST', '/sandbox/v1/clock', { advanceSeconds: 1 });
       assert.equal(r2.json().expired, 1);
-      assert.equal((await m.getPayment(short)).json().status, 'Expired');
-      assert.equal((await m.getPayment(long)).json().status, 'Created');
+      assert.equal((await ctx.m.getPayment(short)).json().status, 'Expired');
+      assert.equal((await ctx.m.getPayment(long)).json().status, 'Created');
       // Creation is the initial state; the first change is event 1.
-      assert.deepEqual(await events(t, short), [{ seq: 1, status: 'Expired', final: true }]);
+      assert.deepEqual(await events(ctx.t, short), [{ seq: 1, status: 'Expired', final: true }]);
       // Sweeping again changes nothing.
-      assert.equal(await t.gw.services.sweeper.sweep(), 0);
-      assert.equal((await events(t, short)).length, 1);
+      assert.equal(await ctx.t.gw.services.sweeper.sweep(), 0);
+      assert.equal((await events(ctx.t, short)).length, 1);
     });
 
     it('shows a due payment as Expired on read even before a sweep', async () => {
-      const id = (await m.createPayment(basicPayment({ expirationMinutes: 1 }))).json().payId;
-      await t.gw.services.sharedClock.advance(61); // moves time without sweeping
-      const g = (await m.getPayment(id)).json();
+      const id = (await ctx.m.createPayment(basicPayment({ expirationMinutes: 1 }))).json().payId;
+      await ctx.t.gw.services.sharedClock.advance(61); // moves time without sweeping
+      const g = (await ctx.m.getPayment(id)).json();
       assert.equal(g.status, 'Expired');
-      assert.deepEqual((await events(t, id)).map((e) => e.status), ['Expired']);
-      assert.equal(await t.gw.services.sweeper.sweep(), 0);
+      assert.deepEqual((await events(ctx.t, id)).map((e) => e.status), ['Expired']);
+      assert.equal(await ctx.t.gw.services.sweeper.sweep(), 0);
     });
 
     it('expires a large batch in one sweep', async () => {
       const ids = [];
-      for (let i = 0; i < 30; i++) ids.push((await m.createPayment(basicPayment({ expirationMinutes: 2 }))).json().payId);
-      const res = await t.admin('POST', '/sandbox/v1/clock', { advanceSeconds: 120 });
+      for (let i = 0; i < 30; i++) ids.push((await ctx.m.createPayment(basicPayment({ expirationMinutes: 2 }))).json().payId);
+      const res = await ctx.t.admin('POST', '/sandbox/v1/clock', { advanceSeconds: 120 });
       assert.equal(res.json().expired, 30);
-      const { rows } = await t.gw.services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payment_events WHERE pay_id = ANY($1) AND status = 'Expired'`, [ids]);
+      const { rows } = await ctx.t.gw.services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payment_events WHERE pay_id = ANY($1) AND status = 'Expired'`, [ids]);
       assert.equal(rows[0]!.n, 30);
     });
   });

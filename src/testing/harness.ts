@@ -1,5 +1,6 @@
 // In-process gateway for HTTP tests (fastify.inject), on a test database of either backend, with
 // helpers that speak the merchant and operator APIs the way a client would.
+import { after, before } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { Clock } from '../clock.ts';
 import { loadConfig } from '../config.ts';
@@ -125,4 +126,18 @@ export const SPLIT_IBAN = 'GE60KB0000000101904917';
 export async function countRows(t: TestGateway, table: string): Promise<number> {
   const { rows } = await t.gw.services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`);
   return rows[0]!.n;
+}
+
+/**
+ * One gateway (and one merchant with everything enabled) for the tests of a describe block on a
+ * backend: started before them, closed after. Read `ctx.t` and `ctx.m` inside the tests.
+ */
+export function useGateway(backend: Backend, env: Record<string, string> = {}): { t: TestGateway; m: MerchantClient } {
+  const ctx = {} as { t: TestGateway; m: MerchantClient };
+  before(async () => {
+    ctx.t = await startTestGateway(backend, env);
+    ctx.m = await MerchantClient.create(ctx.t);
+  });
+  after(() => ctx.t.close());
+  return ctx;
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BACKENDS } from '../../testing/databases.ts';
-import { EVERYTHING, MerchantClient, accessToken, SPLIT_IBAN, basicPayment, countRows, startTestGateway, type TestGateway } from '../../testing/harness.ts';
+import { EVERYTHING, MerchantClient, accessToken, SPLIT_IBAN, basicPayment, countRows, startTestGateway, useGateway, type TestGateway } from '../../testing/harness.ts';
 
 function assertProblem(res: { statusCode: number; headers: Record<string, unknown>; json(): any }, status: number, systemCode: string) {
   assert.equal(res.statusCode, status, JSON.stringify(res.json()));
@@ -18,16 +18,10 @@ function assertProblem(res: { statusCode: number; headers: Record<string, unknow
 
 for (const backend of BACKENDS) {
   describe(`create and get payment [${backend}]`, () => {
-    let t: TestGateway;
-    let m: MerchantClient;
-    before(async () => {
-      t = await startTestGateway(backend);
-      m = await MerchantClient.create(t);
-    });
-    after(() => t.close());
+    const ctx = useGateway(backend);
 
     it('creates a payment with the seed response shape and approval_url at links[1]', async () => {
-      const res = await m.createPayment(basicPayment({ amount: { currency: 'GEL', total: '10.50' }, merchantPaymentId: 'order-1' }));
+      const res = await ctx.m.createPayment(basicPayment({ amount: { currency: 'GEL', total: '10.50' }, merchantPaymentId: 'order-1' }));
       assert.equal(res.statusCode, 200, res.body);
       const p = res.json();
       assert.match(p.payId, /^[0-9a-f]{32}$/);
@@ -49,7 +43,7 @@ for (const backend of BACKENDS) {
         userMessage: null,
       });
 
-      const got = await m.getPayment(p.payId);
+      const got = await ctx.m.getPayment(p.payId);
       assert.equal(got.statusCode, 200);
       const g = got.json();
       assert.equal(g.status, 'Created');
@@ -68,10 +62,10 @@ for (const backend of BACKENDS) {
     });
 
     it('binds leniently: case-insensitive names, nulls, decimal strings, unknown fields, header case', async () => {
-      const res = await t.app.inject({
+      const res = await ctx.t.app.inject({
         method: 'POST',
         url: '/v1/gateway/payments',
-        headers: { ApiKey: m.credentials.apiKey, Authorization: `Bearer ${m.token}`, 'Content-Type': 'application/json' },
+        headers: { ApiKey: ctx.m.credentials.apiKey, Authorization: `Bearer ${ctx.m.token}`, 'Content-Type': 'application/json' },
         payload: {
           Amount: { Currency: 'gel', subTotal: '10.50', Tax: 1, shipping: null, Total: null },
           returnUrl: 'https://shop.example/return',
@@ -90,7 +84,7 @@ for (const backend of BACKENDS) {
       const p = res.json();
       assert.equal(p.amount, 11.5);
       assert.equal(p.expirationMinutes, 30);
-      const row = (await t.gw.services.db.query<any>('SELECT * FROM payments WHERE pay_id = $1', [p.payId])).rows[0];
+      const row = (await ctx.t.gw.services.db.query<any>('SELECT * FROM payments WHERE pay_id = $1', [p.payId])).rows[0];
       assert.equal(row.language, 'EN');
       assert.equal(row.subtotal, 1050);
       assert.equal(row.tax, 100);
@@ -103,22 +97,22 @@ for (const backend of BACKENDS) {
     });
 
     it('creates split payments and shows the split in get-payment', async () => {
-      const res = await m.createPayment(basicPayment({ extra: SPLIT_IBAN, extra2: '9.90' }));
+      const res = await ctx.m.createPayment(basicPayment({ extra: SPLIT_IBAN, extra2: '9.90' }));
       assert.equal(res.statusCode, 200, res.body);
-      const g = (await m.getPayment(res.json().payId)).json();
+      const g = (await ctx.m.getPayment(res.json().payId)).json();
       assert.deepEqual(g.split, { iban: SPLIT_IBAN, amount: 9.9, returnedAmount: 0 });
       assert.equal(g.extra, SPLIT_IBAN);
       assert.equal(g.extra2, '9.90');
     });
 
     it('returns a recId for saveCard (0 amount allowed) and echoes preAuth', async () => {
-      const res = await m.createPayment(basicPayment({ amount: { currency: 'GEL', total: 0 }, saveCard: true, saveCardToDate: '1230', preAuth: true }));
+      const res = await ctx.m.createPayment(basicPayment({ amount: { currency: 'GEL', total: 0 }, saveCard: true, saveCardToDate: '1230', preAuth: true }));
       assert.equal(res.statusCode, 200, res.body);
       const p = res.json();
       assert.match(p.recId, /^[0-9a-f]{32}$/);
       assert.equal(p.preAuth, true);
       assert.equal(p.amount, 0);
-      const g = (await m.getPayment(p.payId)).json();
+      const g = (await ctx.m.getPayment(p.payId)).json();
       assert.equal(g.recurringCard, null, 'the card is usable only once it is actually saved');
     });
 
@@ -162,18 +156,18 @@ for (const backend of BACKENDS) {
     ];
     for (const [name, body, code, fields] of rejections) {
       it(`rejects: ${name}`, async () => {
-        const before = await countRows(t, 'payments');
-        const res = await m.createPayment(body);
+        const before = await countRows(ctx.t, 'payments');
+        const res = await ctx.m.createPayment(body);
         const problem = assertProblem(res, 400, code);
         const names = (problem.invalidParams ?? []).map((p: { name: string }) => p.name);
         for (const f of fields) assert.ok(names.includes(f), `${f} in ${JSON.stringify(problem.invalidParams)}`);
         assert.ok(fields.some((f) => problem.detail.includes(f)), problem.detail);
-        assert.equal(await countRows(t, 'payments'), before, 'nothing created');
+        assert.equal(await countRows(ctx.t, 'payments'), before, 'nothing created');
       });
     }
 
     it('enforces merchant settings: currency, methods, saved cards, split enrolment, test-mode limit', async () => {
-      const narrow = await MerchantClient.create(t, { currencies: ['GEL'], methods: [5], testMode: true, testAmountLimit: '50.00' });
+      const narrow = await MerchantClient.create(ctx.t, { currencies: ['GEL'], methods: [5], testMode: true, testAmountLimit: '50.00' });
       assertProblem(await narrow.createPayment(basicPayment({ amount: { currency: 'USD', total: 1 } })), 400, 'create-payment.400.011');
       assertProblem(await narrow.createPayment(basicPayment({ methods: [4] })), 400, 'create-payment.400.012');
       assertProblem(await narrow.createPayment(basicPayment({ saveCard: true })), 400, 'create-payment.400.017');
@@ -185,108 +179,108 @@ for (const backend of BACKENDS) {
       assert.equal((await narrow.getPayment(free.json().payId)).json().split, null);
       assertProblem(await narrow.createPayment(basicPayment({ extra: 'x'.repeat(26) })), 400, 'create-payment.400.001');
       // No method left: only Web QR enabled and saveCard asked.
-      const qrOnly = await MerchantClient.create(t, { methods: [4], saveCardEnabled: true });
+      const qrOnly = await MerchantClient.create(ctx.t, { methods: [4], saveCardEnabled: true });
       assertProblem(await qrOnly.createPayment(basicPayment({ saveCard: true })), 400, 'create-payment.400.014');
     });
 
     it('hides other merchants’ payments exactly like unknown ones', async () => {
-      const a = (await m.createPayment(basicPayment())).json().payId;
-      const other = await MerchantClient.create(t, EVERYTHING);
+      const a = (await ctx.m.createPayment(basicPayment())).json().payId;
+      const other = await MerchantClient.create(ctx.t, EVERYTHING);
       const foreign = await other.getPayment(a);
       const unknown = await other.getPayment('0'.repeat(32));
       const body1 = assertProblem(foreign, 404, 'get-payment.404.001');
       const body2 = assertProblem(unknown, 404, 'get-payment.404.001');
       assert.equal(body1.detail, body2.detail);
       assertProblem(await other.getPayment('not-a-pay-id'), 404, 'get-payment.404.001');
-      assert.equal((await m.getPayment(a)).statusCode, 200);
+      assert.equal((await ctx.m.getPayment(a)).statusCode, 200);
     });
 
     it('replays an idempotent create, refuses a different body (422), and counts one payment', async () => {
       const body = basicPayment({ amount: { currency: 'GEL', total: 7 } });
-      const before = await countRows(t, 'payments');
-      const first = await m.createPayment(body, { 'Idempotency-Key': 'order-77' });
+      const before = await countRows(ctx.t, 'payments');
+      const first = await ctx.m.createPayment(body, { 'Idempotency-Key': 'order-77' });
       assert.equal(first.statusCode, 200);
       assert.equal(first.headers['idempotent-replayed'], undefined);
       // Same body spelled differently (key order and case) is the same request.
-      const again = await m.createPayment({ ReturnUrl: body.returnurl, amount: { total: 7, currency: 'GEL' } }, { 'idempotency-key': 'order-77' });
+      const again = await ctx.m.createPayment({ ReturnUrl: body.returnurl, amount: { total: 7, currency: 'GEL' } }, { 'idempotency-key': 'order-77' });
       assert.equal(again.statusCode, 200);
       assert.equal(again.headers['idempotent-replayed'], 'true');
       assert.deepEqual(again.json(), first.json());
-      const different = await m.createPayment(basicPayment({ amount: { currency: 'GEL', total: 8 } }), { 'Idempotency-Key': 'order-77' });
+      const different = await ctx.m.createPayment(basicPayment({ amount: { currency: 'GEL', total: 8 } }), { 'Idempotency-Key': 'order-77' });
       assertProblem(different, 422, 'create-payment.422.001');
-      assert.equal(await countRows(t, 'payments'), before + 1);
+      assert.equal(await countRows(ctx.t, 'payments'), before + 1);
       // Another merchant may use the same key.
-      const other = await MerchantClient.create(t, EVERYTHING);
+      const other = await MerchantClient.create(ctx.t, EVERYTHING);
       const theirs = await other.createPayment(body, { 'Idempotency-Key': 'order-77' });
       assert.equal(theirs.statusCode, 200);
       assert.notEqual(theirs.json().payId, first.json().payId);
     });
 
     it('frees the key when the request was rejected, and expires keys after 24 h', async () => {
-      const bad = await m.createPayment(basicPayment({ returnurl: 'nope' }), { 'Idempotency-Key': 'retry-me' });
+      const bad = await ctx.m.createPayment(basicPayment({ returnurl: 'nope' }), { 'Idempotency-Key': 'retry-me' });
       assertProblem(bad, 400, 'create-payment.400.001');
-      const good = await m.createPayment(basicPayment(), { 'Idempotency-Key': 'retry-me' });
+      const good = await ctx.m.createPayment(basicPayment(), { 'Idempotency-Key': 'retry-me' });
       assert.equal(good.statusCode, 200);
       assert.equal(good.headers['idempotent-replayed'], undefined);
-      await t.gw.services.sharedClock.advance(24 * 3600 + 1);
-      m.token = await accessToken(t.app, m.credentials); // the old token expired with the 24 h
-      const later = await m.createPayment(basicPayment({ amount: { currency: 'GEL', total: 3 } }), { 'Idempotency-Key': 'retry-me' });
+      await ctx.t.gw.services.sharedClock.advance(24 * 3600 + 1);
+      ctx.m.token = await accessToken(ctx.t.app, ctx.m.credentials); // the old token expired with the 24 h
+      const later = await ctx.m.createPayment(basicPayment({ amount: { currency: 'GEL', total: 3 } }), { 'Idempotency-Key': 'retry-me' });
       assert.equal(later.statusCode, 200);
       assert.notEqual(later.json().payId, good.json().payId);
-      assertProblem(await m.createPayment(basicPayment(), { 'Idempotency-Key': 'x'.repeat(256) }), 400, 'create-payment.400.001');
+      assertProblem(await ctx.m.createPayment(basicPayment(), { 'Idempotency-Key': 'x'.repeat(256) }), 400, 'create-payment.400.001');
     });
 
     it('handles a burst of identical keyed requests: one payment, the rest replays or 409', async () => {
-      const before = await countRows(t, 'payments');
+      const before = await countRows(ctx.t, 'payments');
       const body = basicPayment({ amount: { currency: 'GEL', total: 42 } });
-      const results = await Promise.all(Array.from({ length: 12 }, () => m.createPayment(body, { 'Idempotency-Key': 'burst' })));
+      const results = await Promise.all(Array.from({ length: 12 }, () => ctx.m.createPayment(body, { 'Idempotency-Key': 'burst' })));
       const codes = results.map((r) => r.statusCode);
       const fresh = results.filter((r) => r.statusCode === 200 && r.headers['idempotent-replayed'] === undefined);
       assert.equal(fresh.length, 1, `codes ${codes}`);
       assert.ok(codes.every((c) => c === 200 || c === 409), `codes ${codes}`);
       for (const r of results.filter((r) => r.statusCode === 409)) assertProblem(r, 409, 'create-payment.409.001');
       for (const r of results.filter((r) => r.statusCode === 200)) assert.equal(r.json().payId, fresh[0]!.json().payId);
-      assert.equal(await countRows(t, 'payments'), before + 1);
+      assert.equal(await countRows(ctx.t, 'payments'), before + 1);
     });
 
     it('answers 409 while a request with the key is still running, and lets a retry take over a dead claim', async () => {
       const body = basicPayment({ amount: { currency: 'GEL', total: 43 } });
-      const first = await m.createPayment(body, { 'Idempotency-Key': 'in-flight' });
+      const first = await ctx.m.createPayment(body, { 'Idempotency-Key': 'in-flight' });
       assert.equal(first.statusCode, 200);
       // Make the key look like another process is still working on it.
-      const db = t.gw.services.db;
+      const db = ctx.t.gw.services.db;
       await db.query(`UPDATE idempotency_keys SET state = 'running', response_status = NULL, response_body = NULL, locked_until = $1 WHERE key = 'in-flight'`, [
-        new Date(t.clock.nowMs() + 60_000),
+        new Date(ctx.t.clock.nowMs() + 60_000),
       ]);
-      const busy = await m.createPayment(body, { 'Idempotency-Key': 'in-flight' });
+      const busy = await ctx.m.createPayment(body, { 'Idempotency-Key': 'in-flight' });
       const problem = assertProblem(busy, 409, 'create-payment.409.001');
       assert.ok(problem.detail);
       assert.equal(busy.headers['retry-after'], '1');
       // The claiming process died: after the claim timeout a retry runs the request.
-      await t.gw.services.sharedClock.advance(61);
-      const retry = await m.createPayment(body, { 'Idempotency-Key': 'in-flight' });
+      await ctx.t.gw.services.sharedClock.advance(61);
+      const retry = await ctx.m.createPayment(body, { 'Idempotency-Key': 'in-flight' });
       assert.equal(retry.statusCode, 200);
       assert.equal(retry.headers['idempotent-replayed'], undefined);
     });
 
     it('answers body and media errors with problem JSON', async () => {
-      const malformed = await t.app.inject({ method: 'POST', url: '/v1/gateway/payments', headers: m.headers({ 'content-type': 'application/json' }), payload: '{"amount":' });
+      const malformed = await ctx.t.app.inject({ method: 'POST', url: '/v1/gateway/payments', headers: ctx.m.headers({ 'content-type': 'application/json' }), payload: '{"amount":' });
       assertProblem(malformed, 400, 'create-payment.400.002');
-      const proto = await t.app.inject({ method: 'POST', url: '/v1/gateway/payments', headers: m.headers({ 'content-type': 'application/json' }), payload: '{"__proto__":{"x":1},"amount":{}}' });
+      const proto = await ctx.t.app.inject({ method: 'POST', url: '/v1/gateway/payments', headers: ctx.m.headers({ 'content-type': 'application/json' }), payload: '{"__proto__":{"x":1},"amount":{}}' });
       assertProblem(proto, 400, 'create-payment.400.002');
-      const big = await m.createPayment({ ...basicPayment(), pad: 'x'.repeat(70 * 1024) });
+      const big = await ctx.m.createPayment({ ...basicPayment(), pad: 'x'.repeat(70 * 1024) });
       assertProblem(big, 413, 'create-payment.413.001');
-      const text = await t.app.inject({ method: 'POST', url: '/v1/gateway/payments', headers: m.headers({ 'content-type': 'text/plain' }), payload: 'hi' });
+      const text = await ctx.t.app.inject({ method: 'POST', url: '/v1/gateway/payments', headers: ctx.m.headers({ 'content-type': 'text/plain' }), payload: 'hi' });
       assertProblem(text, 415, 'create-payment.415.001');
-      const array = await m.post("/v1/gateway/payments", [1, 2]);
+      const array = await ctx.m.post("/v1/gateway/payments", [1, 2]);
       assertProblem(array, 400, 'create-payment.400.001');
-      const empty = await t.app.inject({ method: 'POST', url: '/v1/gateway/payments', headers: m.headers({ 'content-type': 'application/json' }) });
+      const empty = await ctx.t.app.inject({ method: 'POST', url: '/v1/gateway/payments', headers: ctx.m.headers({ 'content-type': 'application/json' }) });
       assertProblem(empty, 400, 'create-payment.400.001');
     });
 
     it('ignores a Content-Type header on a GET without a body', async () => {
-      const id = (await m.createPayment(basicPayment())).json().payId;
-      const res = await m.get(`/v1/gateway/payments/${id}`, { 'content-type': 'application/json' });
+      const id = (await ctx.m.createPayment(basicPayment())).json().payId;
+      const res = await ctx.m.get(`/v1/gateway/payments/${id}`, { 'content-type': 'application/json' });
       assert.equal(res.statusCode, 200, res.body);
     });
   });
