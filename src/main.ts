@@ -6,21 +6,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const gw = await createGateway(config);
   const log = gw.services.log;
-  await gw.app.listen({ port: config.port, host: config.host });
-
-  const b = gw.bootstrap;
-  const lines = [
-    '',
-    `Karibche ${config.mode} gateway on ${config.publicUrl} (database: ${gw.services.db.kind})`,
-    `  API reference  ${config.publicUrl}/docs`,
-  ];
-  if (b?.adminTokenFile) lines.push(`  admin token    ${b.adminTokenFile}`);
-  if (b?.demo) {
-    lines.push(`  demo merchant  ${b.demoFile}${b.demoCreated ? ' (created now)' : ''}`);
-    lines.push(JSON.stringify({ credentials: b.demo }, null, 2));
-  }
-  process.stdout.write(`${lines.join('\n')}\n\n`);
-
+  // Handlers first: a signal that arrives while the server starts still shuts down cleanly.
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -37,6 +23,20 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  await gw.app.listen({ port: config.port, host: config.host });
+
+  const b = gw.bootstrap;
+  const lines = [
+    '',
+    `Karibche ${config.mode} gateway on ${config.publicUrl} (database: ${gw.services.db.kind})`,
+    `  API reference  ${config.publicUrl}/docs`,
+  ];
+  if (b?.adminTokenFile) lines.push(`  admin token    ${b.adminTokenFile}`);
+  if (b?.demo) {
+    lines.push(`  demo merchant  ${b.demoFile}${b.demoCreated ? ' (created now)' : ''}`);
+    lines.push(JSON.stringify({ credentials: b.demo }, null, 2));
+  }
+  process.stdout.write(`${lines.join('\n')}\n\n`);
 }
 
 main().catch((err) => {
