@@ -29,6 +29,12 @@ export interface Config {
   authFailureWindowSeconds: number;
   /** Access-token requests per source address per minute, whatever their outcome. */
   tokenRequestsPerMinute: number;
+  /** Delay the acquirer simulator adds to every call. */
+  simLatencyMs: number;
+  /** A payment Processing for this long is settled by asking the acquirer. */
+  reconcileAfterSeconds: number;
+  /** Payment attempts (checkout submissions) per source address per minute. */
+  checkoutAttemptsPerMinute: number;
 }
 
 export class ConfigError extends Error {}
@@ -94,5 +100,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailureLimit: int(env, 'KARIBCHE_AUTH_FAILURE_LIMIT', 10, 1, 1_000_000),
     authFailureWindowSeconds: int(env, 'KARIBCHE_AUTH_FAILURE_WINDOW_SECONDS', 300, 1, 86_400),
     tokenRequestsPerMinute: int(env, 'KARIBCHE_TOKEN_REQUESTS_PER_MINUTE', 300, 1, 1_000_000),
+    simLatencyMs: int(env, 'KARIBCHE_SIM_LATENCY_MS', 0, 0, 120_000),
+    reconcileAfterSeconds: int(env, 'KARIBCHE_RECONCILE_AFTER_SECONDS', 60, 1, 86_400),
+    checkoutAttemptsPerMinute: int(env, 'KARIBCHE_CHECKOUT_ATTEMPTS_PER_MINUTE', 30, 1, 1_000_000),
   };
 }

@@ -17,6 +17,10 @@ import type { Db } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 import { openDatabase } from './store/open.ts';
 import { AuthFailures } from './api/auth-failures.ts';
+import type { Acquirer } from './acquirer/acquirer.ts';
+import { SimulatorAcquirer } from './acquirer/simulator.ts';
+import { reconcile } from './payments/reconciler.ts';
+import { sharedSecret } from './store/secrets.ts';
 import { IDEMPOTENCY } from './api/idempotency.ts';
 
 export interface GatewayOptions {
@@ -26,6 +30,8 @@ export interface GatewayOptions {
   log?: Logger;
   /** Run the background loop (expiry sweep, clock refresh, pruning); default true. */
   background?: boolean;
+  /** The acquirer connector; default the sandbox simulator. */
+  acquirer?: Acquirer;
 }
 
 export interface Gateway {
@@ -55,7 +61,10 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     const bootstrap = config.mode === 'sandbox' ? await bootstrapSandbox(db, config, clock) : null;
     const metrics = new Metrics();
     const sweeper = new ExpirySweeper(db, clock, log, (n) => metrics.paymentsExpired.inc(n));
-    const services: Services = { config, db, clock, sharedClock, merchants, tokens, sweeper, metrics, log };
+    const acquirer = opts.acquirer ?? new SimulatorAcquirer(db, clock, config.simLatencyMs);
+    if (!opts.acquirer && config.mode === 'production') log.warn('no acquirer connector configured: the simulator answers');
+    const checkoutSecret = await sharedSecret(db, 'checkout_secret');
+    const services: Services = { config, db, clock, sharedClock, merchants, tokens, sweeper, metrics, log, acquirer, checkoutSecret };
     const draining = { value: false };
     const app = await buildApp(services, draining);
     await app.ready();
@@ -98,6 +107,7 @@ function startBackground(s: Services): { stop(): Promise<void> } {
     try {
       await s.sharedClock.refresh();
       await s.sweeper.sweep();
+      await reconcile(s);
       if (++ticks % HOUSEKEEPING_EVERY === 0) {
         await failures.prune();
         await s.db.query('DELETE FROM idempotency_keys WHERE created_at <= $1', [new Date(s.clock.nowMs() - IDEMPOTENCY.retentionMs)]);

@@ -1,5 +1,6 @@
 // The long-lived pieces one gateway process shares between its HTTP routes and background work.
 import type { Logger } from 'pino';
+import type { Acquirer } from './acquirer/acquirer.ts';
 import type { TokenService } from './api/tokens.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -18,5 +19,8 @@ export interface Services {
   tokens: TokenService;
   sweeper: ExpirySweeper;
   metrics: Metrics;
+  acquirer: Acquirer;
+  /** Secret for checkout CSRF tokens and QR links, shared by every process through the database. */
+  checkoutSecret: Buffer;
   log: Logger;
 }

@@ -13,6 +13,7 @@ export const OPERATIONS = [
   'callbacks',
   'admin',
   'sandbox',
+  'checkout',
   'system',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -57,7 +58,7 @@ export const ERRORS = {
   invalidToken: def(401, '002', 'Invalid access token', MERCHANT_OPERATIONS, 'The bearer token is missing, malformed, expired, forged, or was issued before the client secret was rotated. Get a new one from /access-token.'),
   adminUnauthorized: def(401, '003', 'Invalid admin token', ['admin', 'sandbox'], 'The operator endpoints need `Authorization: Bearer <admin token>`.'),
   merchantSuspended: def(403, '001', 'Merchant suspended', ['access-token', ...MERCHANT_OPERATIONS], 'The operator suspended this merchant; no token is issued and no call is served.'),
-  paymentNotFound: def(404, '001', 'Payment not found', ['get-payment', 'cancel-payment', 'complete-payment', 'callbacks'], 'No payment with this payId exists for this merchant.'),
+  paymentNotFound: def(404, '001', 'Payment not found', ['get-payment', 'cancel-payment', 'complete-payment', 'callbacks', 'sandbox', 'checkout'], 'No payment with this payId exists for this merchant.'),
   cardNotFound: def(404, '002', 'Saved card not found', ['execute-payment', 'delete-card'], 'No saved card with this recId exists for this merchant.'),
   merchantNotFound: def(404, '003', 'Merchant not found', ['admin'], 'No merchant with this clientId.'),
   routeNotFound: def(404, '004', 'Not found', ['system'], 'No such endpoint.'),
@@ -88,6 +89,11 @@ export const ERRORS = {
   splitAmountInvalid: def(400, '021', 'Invalid split amount', CREATE, '`extra2` must be a decimal amount > 0, not above the total and at most 99% of it.'),
   splitCurrency: def(400, '022', 'Split payments are GEL only', CREATE, 'A split payment must be in GEL.'),
   splitIncomplete: def(400, '023', 'Split needs extra and extra2', CREATE, 'For a merchant enrolled in split, `extra` (IBAN) and `extra2` (amount) must be sent together.'),
+  // Customer actions (checkout page JSON endpoints and the sandbox simulate endpoint).
+  notPayable: def(400, '030', 'Payment cannot be paid now', ['sandbox', 'checkout'], 'The payment is not waiting for the customer (it is final, expired, or an attempt is still processing).', 'payment_not_payable'),
+  methodNotOffered: def(400, '031', 'Method not offered', ['sandbox', 'checkout'], 'This payment does not offer that method.', 'method_not_offered'),
+  bankLoginFailed: def(400, '032', 'Internet bank login failed', ['sandbox', 'checkout'], 'Unknown internet-bank user or wrong password (see the README for the test users); no attempt was used.', 'bank_login_failed'),
+  csrfFailed: def(403, '001', 'Form expired', ['checkout'], 'The form\'s security token is missing or does not match this browser session; reload the page.'),
   testModeLimit: def(400, '024', 'Amount above the test-mode limit', CREATE, 'The merchant is in test mode and the total is above its per-payment limit.'),
 } as const satisfies Record<string, ErrorDef>;
 

@@ -5,6 +5,7 @@ import { problem } from '../api/problem.ts';
 import type { Services } from '../services.ts';
 import { expireOne } from './expiry.ts';
 import { isWellFormedId } from './ids.ts';
+import { selectSavedCard } from './saved-cards.ts';
 import { selectPayment } from './store.ts';
 import { STATUS } from './statuses.ts';
 import { paymentLinks, paymentView } from './view.ts';
@@ -17,5 +18,7 @@ export async function getPayment(s: Pick<Services, 'config' | 'db' | 'clock'>, c
     await expireOne(s.db, payId, s.clock.now());
     row = (await selectPayment(s.db, clientId, payId))!;
   }
-  return paymentView(row, paymentLinks(s.config.publicUrl, productPath, payId));
+  const card = row.rec_id ? await selectSavedCard(s.db, row.rec_id) : null;
+  const recurringCard = card && card.status === 'active' ? { recId: card.rec_id, cardMask: card.card_mask, expiryDate: card.valid_to } : null;
+  return paymentView(row, paymentLinks(s.config.publicUrl, productPath, payId), recurringCard);
 }

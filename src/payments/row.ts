@@ -40,6 +40,10 @@ export interface PaymentRow {
   result_code: string | null;
   initiator: 'client' | 'merchant';
   card_mask: string | null;
+  /** MMYY of the card used, once approved. */
+  card_expiry: string | null;
+  /** The 3-D Secure challenge the current attempt waits for. */
+  challenge_id: string | null;
   attempts: number;
   event_seq: number;
   created_at: Date;

@@ -43,6 +43,12 @@ export async function selectPayment(q: Queryable, clientId: string, payId: strin
   return rows[0] ?? null;
 }
 
+/** Any merchant's payment (the customer's side: checkout page, sandbox simulate). */
+export async function selectPaymentById(q: Queryable, payId: string): Promise<PaymentRow | null> {
+  const { rows } = await q.query<PaymentRow>('SELECT * FROM payments WHERE pay_id = $1', [payId], 'select_payment_by_id');
+  return rows[0] ?? null;
+}
+
 /** Locks the payment row for the rest of the transaction. */
 export async function lockPayment(q: Queryable, payId: string): Promise<PaymentRow | null> {
   const { rows } = await q.query<PaymentRow>('SELECT * FROM payments WHERE pay_id = $1 FOR UPDATE', [payId]);
@@ -92,3 +98,64 @@ export async function selectEvents(q: Queryable, payId: string): Promise<{ seq: 
   return rows;
 }
 
+
+/** Columns an operation may change besides the status (the names of PaymentRow). */
+export type PaymentPatch = Partial<
+  Pick<
+    PaymentRow,
+    | 'attempts'
+    | 'payment_method'
+    | 'transaction_id'
+    | 'rrn'
+    | 'result_code'
+    | 'card_mask'
+    | 'card_expiry'
+    | 'challenge_id'
+    | 'pre_auth_expires_at'
+    | 'confirmed_amount'
+    | 'returned_amount'
+    | 'split_returned_amount'
+  >
+>;
+
+const PATCHABLE = new Set<string>([
+  'attempts', 'payment_method', 'transaction_id', 'rrn', 'result_code', 'card_mask', 'card_expiry',
+  'challenge_id', 'pre_auth_expires_at', 'confirmed_amount', 'returned_amount', 'split_returned_amount',
+]);
+
+/**
+ * Changes a payment the caller has locked and found in `from`: the patch, and when `to` differs
+ * from `from` the status and its event, in one statement. Returns the updated row, or null when
+ * the row was no longer in `from`.
+ */
+export async function updatePayment(q: Queryable, payId: string, from: Status, to: Status, patch: PaymentPatch, now: Date): Promise<PaymentRow | null> {
+  const params: unknown[] = [payId, from, to, now];
+  const sets = ['status = $3', 'updated_at = $4'];
+  for (const [column, value] of Object.entries(patch)) {
+    if (!PATCHABLE.has(column)) throw new Error(`not a patchable payment column: ${column}`);
+    params.push(value);
+    sets.push(`${column} = $${params.length}`);
+  }
+  if (from === to) {
+    const { rows } = await q.query<PaymentRow>(`UPDATE payments SET ${sets.join(', ')} WHERE pay_id = $1 AND status = $2 RETURNING *`, params);
+    return rows[0] ?? null;
+  }
+  params.push(isFinal(to));
+  const { rows } = await q.query<PaymentRow>(
+    `WITH u AS (
+       UPDATE payments SET ${sets.join(', ')}, event_seq = event_seq + 1 WHERE pay_id = $1 AND status = $2 RETURNING *),
+     e AS (INSERT INTO payment_events (pay_id, seq, status, final, created_at) SELECT pay_id, event_seq, status, $${params.length}, $4 FROM u)
+     SELECT * FROM u`,
+    params,
+  );
+  return rows[0] ?? null;
+}
+
+/** Payments that have been Processing since before `before` (for the reconciler). */
+export async function selectStuckProcessing(q: Queryable, before: Date, limit: number): Promise<{ pay_id: string; attempts: number }[]> {
+  const { rows } = await q.query<{ pay_id: string; attempts: number }>(
+    `SELECT pay_id, attempts FROM payments WHERE status = 'Processing' AND updated_at <= $1 ORDER BY updated_at LIMIT $2`,
+    [before, limit],
+  );
+  return rows;
+}

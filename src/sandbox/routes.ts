@@ -6,6 +6,7 @@ import { problem } from '../api/problem.ts';
 import { errorResponses } from '../api/schemas.ts';
 import { adminAuth } from '../admin/auth.ts';
 import type { Services } from '../services.ts';
+import { simulateRoute } from './simulate.ts';
 
 /** One call may move the clock at most this far (400 days: past every block window and retry). */
 export const MAX_ADVANCE_SECONDS = 400 * 86_400;
@@ -16,6 +17,8 @@ export function sandboxRoutes(app: FastifyInstance, s: Services): void {
   const base = { onRequest: adminAuth(s.config, s.db), config: { operation: 'sandbox' as const } };
   const tags = ['Sandbox'];
   const view = () => ({ now: s.clock.now().toISOString(), offsetSeconds: Math.trunc(s.clock.offset / 1000) });
+
+  simulateRoute(app, s);
 
   app.get('/clock', { ...base, schema: { summary: 'Read the gateway clock', tags, response: { 200: ClockView, ...errorResponses } } }, async () => {
     await s.sharedClock.refresh();

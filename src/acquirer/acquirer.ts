@@ -1,0 +1,65 @@
+// The boundary to the acquirer (the bank's card processing). Payment logic speaks only this
+// interface; the sandbox plugs in the simulator, production a real connector.
+
+export interface CardDetails {
+  /** Full card number: passed through to the acquirer, never stored or logged by the gateway. */
+  number: string;
+  expMonth: number;
+  expYear: number;
+  securityCode: string;
+  holder: string;
+}
+
+export interface AuthoriseRequest {
+  /** Unique per attempt; the acquirer answers status() for it (reconciliation). */
+  reference: string;
+  amount: number;
+  currency: string;
+  method: number;
+  preAuth: boolean;
+  /** Card entered by the customer (method 5). */
+  card?: CardDetails;
+  /** Saved-card token (method 11). */
+  cardToken?: string;
+  /** Outcome chosen in a simulated non-card flow (QR, bank login, wallets, installment). */
+  walletOutcome?: 'approve' | 'decline';
+  /** Result code of a declined simulated flow (default decline_general). */
+  declineCode?: string;
+  /** Split allocation the acquirer must apply: amount to this IBAN, the rest to the merchant. */
+  split?: { iban: string; amount: number } | null;
+  /** Ask the acquirer to keep a token of the card for later charges. */
+  tokenise?: boolean;
+}
+
+export type AcquirerResult =
+  | {
+      outcome: 'approved';
+      transactionId: string;
+      rrn: string;
+      cardToken?: string;
+      cardMask?: string;
+      /** MMYY */
+      cardExpiry?: string;
+      /** How many days the issuer keeps a pre-authorisation block. */
+      blockDays: number;
+    }
+  | { outcome: 'declined'; resultCode: string }
+  | { outcome: 'challenge'; challengeId: string }
+  /** The acquirer has not decided (no answer yet); ask status() later. */
+  | { outcome: 'pending' };
+
+export interface Acquirer {
+  authorise(req: AuthoriseRequest): Promise<AcquirerResult>;
+  /** Completes a 3-D Secure challenge with the code the cardholder entered. */
+  completeChallenge(challengeId: string, code: string): Promise<AcquirerResult>;
+  /** What became of an attempt (after a timeout or a crash). */
+  status(reference: string): Promise<AcquirerResult>;
+  capture(transactionId: string, amount: number): Promise<{ ok: true } | { ok: false; resultCode: string }>;
+  void(transactionId: string): Promise<{ ok: true } | { ok: false; resultCode: string }>;
+  refund(transactionId: string, amount: number, split?: { iban: string; amount: number } | null): Promise<{ ok: true } | { ok: false; resultCode: string }>;
+}
+
+/** Thrown when the acquirer does not answer in time; the attempt stays Processing for the reconciler. */
+export class AcquirerTimeout extends Error {}
+
+export const DEFAULT_BLOCK_DAYS = 30;
