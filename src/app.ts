@@ -1,6 +1,7 @@
 // Builds the HTTP application: conventions, security headers, docs, and every route group.
 import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
+import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -13,6 +14,7 @@ import { accessTokenRoute } from './api/routes/access-token.ts';
 import { paymentRoutes } from './api/routes/payments.ts';
 import { ProblemSchema } from './api/schemas.ts';
 import { apiSecurityHeaders } from './api/security-headers.ts';
+import { checkoutRoutes } from './checkout/routes.ts';
 import { docsRoutes } from './ops/docs.ts';
 import { opsRoutes } from './ops/routes.ts';
 import { sandboxRoutes } from './sandbox/routes.ts';
@@ -32,6 +34,7 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
 
   registerHttpConventions(app, config.publicUrl);
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
+  await app.register(cookie);
   // Flood guard per source address on the routes that opt in (the token endpoint). It counts in
   // process memory; the brute-force limit that must hold across processes is auth-failures.ts.
   await app.register(rateLimit, {
@@ -74,8 +77,10 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
   });
 
   const securityHeaders = apiSecurityHeaders(config.mode);
+  const { 'Content-Security-Policy': _csp, ...withoutCsp } = securityHeaders;
   app.addHook('onSend', async (request, reply) => {
-    reply.headers(securityHeaders);
+    // Pages with a policy of their own (the checkout) keep it; everything else gets the API's.
+    reply.headers(reply.hasHeader('content-security-policy') ? withoutCsp : securityHeaders);
     reply.header('X-Request-Id', request.id);
     if (draining.value) reply.header('Connection', 'close');
   });
@@ -99,6 +104,7 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
   }
   await app.register(async (scope) => adminRoutes(scope, s), { prefix: '/admin/v1' });
   if (config.mode === 'sandbox') await app.register(async (scope) => sandboxRoutes(scope, s), { prefix: '/sandbox/v1' });
+  await app.register(async (scope) => checkoutRoutes(scope, s));
   opsRoutes(app, s);
   docsRoutes(app);
   return app;

@@ -64,10 +64,11 @@ export function registerHttpConventions(app: FastifyInstance, publicUrl: string)
     defaultJson(req, body as string, done);
   });
 
-  // JSON only, except that the access-token endpoint also takes form data (SPEC 2).
+  // JSON only, except that the access-token endpoint (SPEC 2) and the checkout forms take form data.
   app.removeContentTypeParser('text/plain');
   app.addHook('preValidation', async (request) => {
-    if (request.body !== undefined && request.routeOptions.config.operation !== 'access-token') {
+    const op = request.routeOptions.config.operation;
+    if (request.body !== undefined && op !== 'access-token' && op !== 'checkout') {
       const type = String(request.headers['content-type'] ?? '');
       if (!/^application\/json\b/i.test(type)) throw problem(ERRORS.unsupportedMediaType, { detail: `Unsupported Content-Type: ${type.split(';')[0]}` });
     }

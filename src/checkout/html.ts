@@ -1,0 +1,32 @@
+// A tagged template that escapes every interpolated value unless it is already markup, so a
+// merchant's name or description can never inject HTML into the checkout page.
+
+export class Html {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+export const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+type Value = Html | string | number | null | undefined | false | Value[];
+
+function render(v: Value): string {
+  if (v === null || v === undefined || v === false) return '';
+  if (Array.isArray(v)) return v.map(render).join('');
+  if (v instanceof Html) return v.value;
+  return escape(String(v));
+}
+
+export function html(strings: TemplateStringsArray, ...values: Value[]): Html {
+  let out = strings[0]!;
+  values.forEach((v, i) => {
+    out += render(v) + strings[i + 1]!;
+  });
+  return new Html(out);
+}
+
+/** Markup produced by a trusted generator (the QR code library's SVG). */
+export const trusted = (markup: string) => new Html(markup);

@@ -1,0 +1,249 @@
+// The hosted checkout page (SPEC 14): server-rendered, no external assets, no inline script,
+// CSRF-protected forms, Georgian and English. Every payment action goes through attemptPayment /
+// answerChallenge, the same code path as the sandbox simulate endpoint.
+import fs from 'node:fs';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import QRCode from 'qrcode';
+import { ERRORS } from '../api/errors.ts';
+import { problem } from '../api/problem.ts';
+import type { Merchant } from '../merchants/merchant.ts';
+import { MethodNotOffered, NotPayable, answerChallenge, attemptPayment, type AttemptDetails } from '../payments/attempt.ts';
+import { checkCardInput } from '../payments/card.ts';
+import { isWellFormedId } from '../payments/ids.ts';
+import type { PaymentRow } from '../payments/row.ts';
+import { selectPaymentById } from '../payments/store.ts';
+import { isFinal, STATUS, type Status } from '../payments/statuses.ts';
+import { yearMonthIn } from '../payments/text.ts';
+import type { Services } from '../services.ts';
+import { bankLogin } from './bank-login.ts';
+import { CSRF_COOKIE, csrfToken, csrfValid, newCsrfCookie, qrToken } from './csrf.ts';
+import { trusted } from './html.ts';
+import { texts, type Texts } from './i18n.ts';
+import { bankAppPage, challengePage, defaultMethod, messagePage, payPage, processingPage, resultPage, type PageContext, type PanelState } from './views.ts';
+
+const asset = (name: string) => fs.readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
+
+type Form = Record<string, string | undefined>;
+
+class CheckoutError extends Error {
+  constructor(
+    readonly status: number,
+    readonly key: 'notFound' | 'formExpired' | 'tooMany' | 'error',
+  ) {
+    super(key);
+  }
+}
+
+export function checkoutRoutes(app: FastifyInstance, s: Services): void {
+  const css = asset('checkout.css');
+  const js = asset('checkout.js');
+  const secure = s.config.publicUrl.startsWith('https:');
+  const upgrade = s.config.mode === 'production' ? '; upgrade-insecure-requests' : '';
+
+  const config = { operation: 'checkout' as const };
+  const postConfig = { ...config, rateLimit: { max: s.config.checkoutAttemptsPerMinute, timeWindow: 60_000 } };
+
+  // HTML everywhere under /checkout, whatever went wrong.
+  const errorHandler = (error: Error, request: FastifyRequest, reply: FastifyReply) => {
+    const t = texts((request.query as { lang?: string } | undefined)?.lang);
+    const e =
+      error instanceof CheckoutError
+        ? error
+        : (error as { statusCode?: number }).statusCode === 429
+          ? new CheckoutError(429, 'tooMany')
+          : (request.log.error({ err: error }, 'checkout error'), new CheckoutError(500, 'error'));
+    const text = e.key === 'notFound' ? t.notFoundText : e.key === 'error' ? '' : t[e.key];
+    return reply.code(e.status).type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(messagePage(t, e.key === 'notFound' ? t.notFound : t.title, text));
+  };
+
+  function csp(reply: FastifyReply, payment: PaymentRow | null): void {
+    const returnOrigin = payment ? new URL(payment.return_url).origin : '';
+    reply.header(
+      'Content-Security-Policy',
+      `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self' ${returnOrigin}; frame-ancestors 'none'; base-uri 'none'${upgrade}`,
+    );
+    reply.header('Cache-Control', 'no-store');
+    reply.type('text/html; charset=utf-8');
+  }
+
+  async function load(payId: string): Promise<{ payment: PaymentRow; merchant: Merchant }> {
+    const payment = isWellFormedId(payId) ? await selectPaymentById(s.db, payId) : null;
+    const merchant = payment ? await s.merchants.byId(payment.client_id) : null;
+    if (!payment || !merchant) throw new CheckoutError(404, 'notFound');
+    return { payment, merchant };
+  }
+
+  /** The browser's CSRF cookie, set now if it has none. */
+  function csrfCookie(request: FastifyRequest, reply: FastifyReply): string {
+    let cookie = request.cookies[CSRF_COOKIE];
+    if (!cookie || !/^[0-9a-f]{32}$/.test(cookie)) {
+      cookie = newCsrfCookie();
+      reply.setCookie(CSRF_COOKIE, cookie, { path: '/checkout', httpOnly: true, sameSite: 'strict', secure });
+    }
+    return cookie;
+  }
+
+  function context(request: FastifyRequest, reply: FastifyReply, payment: PaymentRow, merchant: Merchant, lang?: string): PageContext {
+    const t: Texts = texts(lang ?? payment.language);
+    return {
+      payment,
+      merchant,
+      t,
+      csrf: csrfToken(s.checkoutSecret, csrfCookie(request, reply), payment.pay_id),
+      now: s.clock.now(),
+      timeZone: s.config.timeZone,
+      sandbox: s.config.mode === 'sandbox',
+      maxAttempts: s.config.maxAttempts,
+    };
+  }
+
+  const langOf = (v: unknown) => (typeof v === 'string' && /^(ka|en)$/i.test(v) ? v.toUpperCase() : undefined);
+  const pageUrl = (payId: string, lang: string | undefined, method?: number) =>
+    `/checkout/${payId}?${lang ? `lang=${lang.toLowerCase()}` : ''}${method ? `&method=${method}` : ''}`;
+
+  async function qrPanel(payment: PaymentRow): Promise<PanelState> {
+    const qrUrl = `${s.config.publicUrl}/checkout/${payment.pay_id}/qr/${qrToken(s.checkoutSecret, payment.pay_id)}`;
+    return { qrUrl, qrSvg: trusted(await QRCode.toString(qrUrl, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' })) };
+  }
+
+  /** The page for the payment's current state. */
+  async function render(request: FastifyRequest, reply: FastifyReply, payment: PaymentRow, merchant: Merchant, lang: string | undefined, method: number | undefined, st: PanelState = {}) {
+    csp(reply, payment);
+    const c = context(request, reply, payment, merchant, lang);
+    if (payment.status === STATUS.created) {
+      const m = method && payment.methods.includes(method) ? method : defaultMethod(payment);
+      return reply.send(payPage(c, m, m === 4 ? { ...st, ...(await qrPanel(payment)) } : st));
+    }
+    if (payment.status === STATUS.processing) return reply.send(payment.challenge_id ? challengePage(c) : processingPage(c));
+    return reply.send(resultPage(c));
+  }
+
+  /** Where the customer goes after an action: the merchant (skipInfoMessage) or the page again. */
+  function after(reply: FastifyReply, payment: PaymentRow, lang: string | undefined, method?: number) {
+    if (isFinal(payment.status as Status) && payment.skip_info_message) return reply.redirect(payment.return_url, 303);
+    return reply.redirect(pageUrl(payment.pay_id, lang, payment.status === STATUS.created ? method : undefined), 303);
+  }
+
+  function checkCsrf(request: FastifyRequest, payId: string, form: Form): void {
+    if (!csrfValid(s.checkoutSecret, request.cookies[CSRF_COOKIE], payId, form.csrf)) throw new CheckoutError(403, 'formExpired');
+  }
+
+  app.get('/checkout/assets/checkout.css', { schema: { hide: true } }, async (_r, reply) =>
+    reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(css),
+  );
+  app.get('/checkout/assets/checkout.js', { schema: { hide: true } }, async (_r, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(js),
+  );
+
+  // Browsers ask for it on every page; an empty answer keeps the console clean.
+  app.get('/favicon.ico', { schema: { hide: true } }, async (_r, reply) => reply.code(204).header('Cache-Control', 'public, max-age=86400').send());
+
+  app.get('/checkout/:payId/brand.css', { schema: { hide: true }, config, errorHandler }, async (request, reply) => {
+    const { merchant } = await load((request.params as { payId: string }).payId);
+    const color = merchant.brandColor && /^#[0-9a-f]{6}$/.test(merchant.brandColor) ? merchant.brandColor : '#0b57d0';
+    return reply.type('text/css; charset=utf-8').header('Cache-Control', 'no-store').send(`:root{--brand:${color}}\n`);
+  });
+
+  app.get('/checkout/:payId', { schema: { hide: true }, config, errorHandler }, async (request, reply) => {
+    const { payId } = request.params as { payId: string };
+    const q = request.query as { lang?: string; method?: string };
+    let { payment, merchant } = await load(payId);
+    if (payment.status === STATUS.created && payment.expires_at.getTime() <= s.clock.nowMs()) {
+      await s.sweeper.sweep();
+      ({ payment, merchant } = await load(payId));
+    }
+    return render(request, reply, payment, merchant, langOf(q.lang), q.method ? Number(q.method) : undefined);
+  });
+
+  // For the page's script while it waits (QR, acquirer answer): JSON, no secrets.
+  app.get('/checkout/:payId/status', { schema: { hide: true }, config }, async (request, reply) => {
+    const { payId } = request.params as { payId: string };
+    const payment = isWellFormedId(payId) ? await selectPaymentById(s.db, payId) : null;
+    if (!payment) throw problem(ERRORS.paymentNotFound);
+    reply.header('Cache-Control', 'no-store');
+    return { status: payment.status, final: isFinal(payment.status as Status), challenge: payment.challenge_id !== null };
+  });
+
+  app.post('/checkout/:payId/pay', { schema: { hide: true }, config: postConfig, errorHandler }, async (request, reply) => {
+    const { payId } = request.params as { payId: string };
+    const form = (request.body ?? {}) as Form;
+    const lang = langOf(form.lang);
+    const { payment, merchant } = await load(payId);
+    checkCsrf(request, payId, form);
+    const method = Number(form.method);
+    let details: AttemptDetails;
+    if (method === 5) {
+      const checked = checkCardInput(
+        { number: form.number, expiry: form.expiry, securityCode: form.securityCode, holder: form.holder },
+        yearMonthIn(s.clock.now(), s.config.timeZone),
+      );
+      if (!checked.ok) {
+        if (payment.status !== STATUS.created) return after(reply, payment, lang);
+        return render(request, reply.code(400), payment, merchant, lang, 5, { cardProblems: checked.problems, holder: form.holder });
+      }
+      details = { method: 5, card: checked.card };
+    } else if (method === 7) {
+      const user = bankLogin(form.username ?? '', form.password ?? '');
+      if (!user) {
+        if (payment.status !== STATUS.created) return after(reply, payment, lang);
+        return render(request, reply.code(400), payment, merchant, lang, 7, { loginFailed: true });
+      }
+      details = { method: 7, outcome: user.outcome, declineCode: user.declineCode };
+    } else if ([8, 9, 14].includes(method)) {
+      details = { method: method as 8 | 9 | 14, outcome: form.outcome === 'approve' ? 'approve' : 'decline' };
+    } else {
+      return after(reply, payment, lang);
+    }
+    try {
+      const row = await attemptPayment(s, payId, details);
+      if (row.status === STATUS.processing && row.challenge_id) return reply.redirect(`/checkout/${payId}/3ds${lang ? `?lang=${lang.toLowerCase()}` : ''}`, 303);
+      return after(reply, row, lang, method);
+    } catch (err) {
+      if (err instanceof NotPayable || err instanceof MethodNotOffered) return after(reply, payment, lang);
+      throw err;
+    }
+  });
+
+  app.get('/checkout/:payId/3ds', { schema: { hide: true }, config, errorHandler }, async (request, reply) => {
+    const { payment, merchant } = await load((request.params as { payId: string }).payId);
+    return render(request, reply, payment, merchant, langOf((request.query as { lang?: string }).lang), undefined);
+  });
+
+  app.post('/checkout/:payId/3ds', { schema: { hide: true }, config: postConfig, errorHandler }, async (request, reply) => {
+    const { payId } = request.params as { payId: string };
+    const form = (request.body ?? {}) as Form;
+    const lang = langOf(form.lang);
+    const { payment } = await load(payId);
+    checkCsrf(request, payId, form);
+    if (payment.status !== STATUS.processing || !payment.challenge_id) return after(reply, payment, lang);
+    const row = await answerChallenge(s, payment, (form.code ?? '').trim());
+    return after(reply, row, lang, 5);
+  });
+
+  // The simulated banking app a Web QR code opens (on the customer's phone, in real life).
+  const bankApp = async (request: FastifyRequest) => {
+    const { payId, token } = request.params as { payId: string; token: string };
+    const loaded = await load(payId);
+    if (token !== qrToken(s.checkoutSecret, payId) || !loaded.payment.methods.includes(4)) throw new CheckoutError(404, 'notFound');
+    return loaded;
+  };
+  app.get('/checkout/:payId/qr/:token', { schema: { hide: true }, config, errorHandler }, async (request, reply) => {
+    const { payment, merchant } = await bankApp(request);
+    csp(reply, payment);
+    const c = context(request, reply, payment, merchant, langOf((request.query as { lang?: string }).lang));
+    return reply.send(bankAppPage(c, request.url.split('?')[0]!, payment.status !== STATUS.created));
+  });
+  app.post('/checkout/:payId/qr/:token', { schema: { hide: true }, config: postConfig, errorHandler }, async (request, reply) => {
+    const { payment, merchant } = await bankApp(request);
+    const form = (request.body ?? {}) as Form;
+    checkCsrf(request, payment.pay_id, form);
+    let row = payment;
+    try {
+      row = await attemptPayment(s, payment.pay_id, { method: 4, outcome: form.outcome === 'approve' ? 'approve' : 'decline' });
+    } catch (err) {
+      if (!(err instanceof NotPayable)) throw err;
+    }
+    csp(reply, row);
+    return reply.send(bankAppPage(context(request, reply, row, merchant, langOf(form.lang)), request.url, true));
+  });
+}
