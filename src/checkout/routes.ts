@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import { ERRORS } from '../api/errors.ts';
-import { problem } from '../api/problem.ts';
+import { ProblemError, problem } from '../api/problem.ts';
 import type { Merchant } from '../merchants/merchant.ts';
 import { MethodNotOffered, NotPayable, answerChallenge, attemptPayment, type AttemptDetails } from '../payments/attempt.ts';
 import { checkCardInput } from '../payments/card.ts';
@@ -49,7 +49,7 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
     const e =
       error instanceof CheckoutError
         ? error
-        : (error as { statusCode?: number }).statusCode === 429
+        : error instanceof ProblemError && error.def.status === 429
           ? new CheckoutError(429, 'tooMany')
           : (request.log.error({ err: error }, 'checkout error'), new CheckoutError(500, 'error'));
     const text = e.key === 'notFound' ? t.notFoundText : e.key === 'error' ? '' : t[e.key];

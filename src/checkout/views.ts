@@ -1,6 +1,6 @@
 // The checkout page's HTML. Pure functions of the payment, the merchant and the texts.
 import type { Merchant } from '../merchants/merchant.ts';
-import { formatMinor } from '../payments/money.ts';
+import { ceilDiv, formatMinor } from '../payments/money.ts';
 import type { PaymentRow } from '../payments/row.ts';
 import type { CardField, CardProblem } from '../payments/card.ts';
 import { BANK_USERS } from './bank-login.ts';
@@ -126,7 +126,7 @@ ${c.sandbox ? html`<p class="hint">Sandbox users (password demo): ${Object.keys(
 <tbody>${products.map((p) => html`<tr><td>${p.name ?? '—'}</td><td>${money(p.price, c.payment.currency)}</td><td>${p.quantity}</td></tr>`)}</tbody></table>
 <fieldset><legend>${t.term}</legend>${terms.map(
         (n, i) =>
-          html`<label><input type="radio" name="term" value="${n}"${i === 1 ? html` checked` : ''}> ${n} ${t.months} — ${t.monthly}: ${money(Math.ceil(c.payment.amount / n), c.payment.currency)}</label>`,
+          html`<label><input type="radio" name="term" value="${n}"${i === 1 ? html` checked` : ''}> ${n} ${t.months} — ${t.monthly}: ${money(ceilDiv(c.payment.amount, n), c.payment.currency)}</label>`,
       )}</fieldset>
 <button type="submit" name="outcome" value="approve">${t.apply}</button>
 ${c.sandbox ? html`<button type="submit" name="outcome" value="decline" class="secondary">${t.applyDecline}</button>` : ''}</form>`;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { formatMinor, isWithinPercent, parseAmount, toJsonAmount } from './money.ts';
+import { ceilDiv, formatMinor, isWithinPercent, parseAmount, toJsonAmount } from './money.ts';
 
 describe('parseAmount', () => {
   it('accepts numbers and decimal strings as minor units', () => {
@@ -48,6 +48,13 @@ describe('formatting', () => {
     assert.equal(JSON.stringify(toJsonAmount(1050)), '10.5');
     assert.equal(JSON.stringify(toJsonAmount(1999)), '19.99');
     assert.throws(() => formatMinor(1.5));
+  });
+
+  it('divides into parts rounding up, exactly', () => {
+    assert.equal(ceilDiv(30000, 12), 2500);
+    assert.equal(ceilDiv(10001, 3), 3334);
+    assert.equal(ceilDiv(1, 24), 1);
+    assert.equal(ceilDiv(9007199254740991, 2), 4503599627370496);
   });
 
   it('compares percentages in integers', () => {

@@ -61,3 +61,10 @@ export function toJsonAmountOrNull(minor: number | null | undefined): number | n
 export function isWithinPercent(part: number, total: number, percent: number): boolean {
   return part * 100 <= total * percent;
 }
+
+/** ⌈amount / parts⌉ in exact integer arithmetic (e.g. an installment's monthly payment). */
+export function ceilDiv(amount: number, parts: number): number {
+  const a = BigInt(amount);
+  const b = BigInt(parts);
+  return Number((a + b - 1n) / b);
+}

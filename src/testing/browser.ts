@@ -1,0 +1,40 @@
+// Browser tests: Debian's chromium driven by playwright-core (never a downloaded browser), against
+// a test gateway listening on a free local port.
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Backend } from './databases.ts';
+import { startTestGateway, type TestGateway } from './harness.ts';
+
+export const CHROMIUM = process.env.KARIBCHE_CHROMIUM ?? '/usr/bin/chromium';
+export const SCREENSHOTS = path.resolve('test-artifacts/screenshots');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export async function listeningGateway(backend: Backend, env: Record<string, string> = {}): Promise<{ t: TestGateway; base: string }> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const t = await startTestGateway(backend, { KARIBCHE_PUBLIC_URL: base, ...env });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  return { t, base };
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
