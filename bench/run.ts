@@ -12,7 +12,7 @@ import pg from 'pg';
 const SERVER_URL = process.env.KARIBCHE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const QUICK = process.argv.includes('--quick');
 /** --only=floor,pg,pglite runs a subset (for experiments); the README figures come from full runs. */
-const ONLY = new Set((process.argv.find((a) => a.startsWith('--only='))?.slice(7) ?? 'floor,pg,pglite').split(','));
+const ONLY = new Set((process.argv.find((a) => a.startsWith('--only='))?.slice(7) ?? 'floor,pg,checkout,pglite').split(','));
 const DURATION = Number(process.env.BENCH_DURATION ?? (QUICK ? 2 : 10));
 const WARMUP = QUICK ? 1 : 3;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
@@ -96,6 +96,41 @@ async function merchantHeaders(base: string): Promise<Record<string, string>> {
   return { apikey: c.apiKey, authorization: `Bearer ${tok.access_token}` };
 }
 
+/** Percentile of sorted latencies (ms). */
+const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : 0);
+
+/** `concurrency` workers repeating `step` for `seconds`; per-step latencies and completions per second. */
+async function closedLoop(concurrency: number, seconds: number, step: () => Promise<void>) {
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = Date.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < end) {
+        const t0 = performance.now();
+        try {
+          await step();
+          latencies.push(performance.now() - t0);
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  return { perSecond: Math.round(latencies.length / seconds), p50: Number(pct(latencies, 50).toFixed(1)), p99: Number(pct(latencies, 99).toFixed(1)), completed: latencies.length, errors };
+}
+
+/** Bytes of a page and of everything it loads (stylesheets, scripts, images). */
+async function pageWeight(url: string): Promise<{ html: number; total: number; resources: number }> {
+  const origin = new URL(url).origin;
+  const htmlText = await (await fetch(url)).text();
+  const refs = [...htmlText.matchAll(/(?:href|src)="(\/[^"]+\.(?:css|js|png|svg|ico))"/g)].map((m) => m[1]!);
+  let total = Buffer.byteLength(htmlText);
+  for (const ref of refs) total += (await (await fetch(origin + ref)).arrayBuffer()).byteLength;
+  return { html: Buffer.byteLength(htmlText), total, resources: refs.length };
+}
+
 const PAYMENT = JSON.stringify({ amount: { currency: 'GEL', total: '25.40' }, returnurl: 'https://shop.example/return', merchantPaymentId: 'bench', language: 'EN' });
 
 async function startGateway(env: Record<string, string>, port: number) {
@@ -108,6 +143,42 @@ async function startGateway(env: Record<string, string>, port: number) {
 function mean(runs: Load[]): Load {
   const avg = (k: keyof Load) => runs.reduce((a, r) => a + r[k], 0) / runs.length;
   return { rps: Math.round(avg('rps')), p50: avg('p50'), p99: avg('p99'), non2xx: avg('non2xx'), errors: avg('errors'), requests: Math.round(avg('requests')) };
+}
+
+/** Checkout render under load, page weight, and payments completed per second via simulate. */
+async function benchCheckout(gw: { url: string; headers: Record<string, string> }) {
+  const base = gw.url.replace(/\/v1\/gateway\/payments$/, '');
+  const create = async (body = PAYMENT) => {
+    const res = await fetch(gw.url, { method: 'POST', headers: { ...gw.headers, 'content-type': 'application/json' }, body });
+    if (res.status !== 200) throw new Error(`create ${res.status}`);
+    return (await res.json()) as { payId: string; links: { uri: string }[] };
+  };
+  const p = await create(JSON.stringify({ amount: { currency: 'GEL', total: '25.40' }, returnurl: 'https://shop.example/return', description: 'Bench order' }));
+  const page = p.links[1]!.uri;
+  await autocannon({ url: page, connections: 32, duration: WARMUP });
+  const r = await autocannon({ url: page, connections: 32, duration: DURATION });
+  const render = { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, requests: r.requests.total };
+  const weightCard = await pageWeight(page);
+  const weightQr = await pageWeight(`${page}?method=4`);
+
+  const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
+  const payLoop = await closedLoop(32, DURATION, async () => {
+    const { payId } = await create();
+    const res = await fetch(`${base}/sandbox/v1/payments/${payId}/simulate`, { method: 'POST', headers: admin, body: JSON.stringify({ method: 5, card: '4111111111111111' }) });
+    const body = (await res.json()) as { status: string };
+    if (body.status !== 'Succeeded') throw new Error(`simulate ${res.status} ${body.status}`);
+  });
+  return { render, pageWeightBytes: { card: weightCard, qr: weightQr }, createAndPay: payLoop };
+}
+
+function checkoutLines(c: Awaited<ReturnType<typeof benchCheckout>> | undefined): string[] {
+  if (!c) return [];
+  return [
+    '',
+    `checkout page render, PostgreSQL, 32 connections: ${Math.round(c.render.rps)} pages/s, p50 ${c.render.p50} ms, p99 ${c.render.p99} ms, errors ${c.render.non2xx + c.render.errors}`,
+    `checkout page weight with everything it loads: card ${c.pageWeightBytes.card.total} B (${c.pageWeightBytes.card.resources} resources), Web QR ${c.pageWeightBytes.qr.total} B (target ≤ 100 KB)`,
+    `create + pay through /simulate, 32 workers: ${c.createAndPay.perSecond} payments/s, p50 ${c.createAndPay.p50} ms, p99 ${c.createAndPay.p99} ms, errors ${c.createAndPay.errors}`,
+  ];
 }
 
 async function main() {
@@ -135,6 +206,7 @@ async function main() {
         }
         if (floor) floorLoad = mean(floorRuns);
         if (gw) pgRun = { load: mean(gwRuns), rssMb: peakRssMb(gw.proc.child.pid!) };
+        if (gw && ONLY.has('checkout')) results.checkout = await benchCheckout(gw);
         results.roundsRps = { floor: floorRuns.map((r) => r.rps), createPaymentPostgres: gwRuns.map((r) => r.rps) };
       } finally {
         await floor?.stop();
@@ -168,6 +240,7 @@ async function main() {
       row('create-payment, PGlite', pgliteRun.load, pgliteRun.rssMb),
       '',
       `create-payment / floor = ${ratio} (target ≥ 0.6); p99 ${pgRun.load.p99.toFixed(1)} ms (target ≤ 25 ms)`,
+      ...checkoutLines(results.checkout as Awaited<ReturnType<typeof benchCheckout>> | undefined),
     ].join('\n');
     console.log(table);
     fs.writeFileSync(process.env.BENCH_OUT ?? path.join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
