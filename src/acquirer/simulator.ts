@@ -159,11 +159,11 @@ export class SimulatorAcquirer implements Acquirer {
     const now = this.clock.now();
     const { rows } = await this.db.query<SimRow>(
       `INSERT INTO sim_authorisations (reference, status, behaviour, result_code, transaction_id, rrn, card_token, card_mask,
-         card_expiry, block_days, challenge_id, amount, currency, created_at, updated_at)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$14)
+         card_expiry, block_days, challenge_id, amount, currency, split_iban, split_amount, created_at, updated_at)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$15,$16,$14,$14)
        ON CONFLICT (reference) DO UPDATE SET updated_at = EXCLUDED.updated_at
        RETURNING *`,
-      [req.reference, status, behaviour, row.result_code, row.transaction_id, row.rrn, row.card_token, row.card_mask, row.card_expiry, row.block_days, row.challenge_id, req.amount, req.currency, now],
+      [req.reference, status, behaviour, row.result_code, row.transaction_id, row.rrn, row.card_token, row.card_mask, row.card_expiry, row.block_days, row.challenge_id, req.amount, req.currency, now, req.split?.iban ?? null, req.split?.amount ?? null],
     );
     return toResult(rows[0]!);
   }

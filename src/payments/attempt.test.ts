@@ -70,6 +70,18 @@ for (const backend of BACKENDS) {
       assert.equal(again.json().systemCode, 'sandbox.400.030');
     });
 
+    it('hands the split allocation to the acquirer, which records it with the authorisation', async () => {
+      const id = await create({ extra: 'GE60KB0000000101904917', extra2: '2.50' });
+      assert.equal((await simulate(id, { card: '4111111111111111' })).json().status, 'Succeeded');
+      const { rows } = await ctx.t.gw.services.db.query<{ split_iban: string; split_amount: number; amount: number; status: string }>(
+        `SELECT split_iban, split_amount, amount, status FROM sim_authorisations WHERE reference = $1`,
+        [`${id}.1`],
+      );
+      assert.deepEqual(rows[0], { split_iban: 'GE60KB0000000101904917', split_amount: 250, amount: 1000, status: 'approved' });
+      const p = await get(id);
+      assert.deepEqual(p.split, { iban: 'GE60KB0000000101904917', amount: 2.5, returnedAmount: 0 });
+    });
+
     it('lets a customer retry after a decline and succeed', async () => {
       const id = await create();
       assert.equal((await simulate(id, { card: '4000000000000002' })).json().status, 'Created');

@@ -39,6 +39,9 @@ CREATE TABLE sim_authorisations (
   challenge_id   text UNIQUE,
   amount         bigint NOT NULL,
   currency       text NOT NULL,
+  -- The split allocation applied: split_amount to split_iban, the rest to the merchant.
+  split_iban     text,
+  split_amount   bigint,
   created_at     timestamptz NOT NULL,
   updated_at     timestamptz NOT NULL
 );
