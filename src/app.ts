@@ -11,6 +11,7 @@ import { ERRORS } from './api/errors.ts';
 import { BODY_LIMIT, registerHttpConventions } from './api/http.ts';
 import { problem, sendProblem } from './api/problem.ts';
 import { accessTokenRoute } from './api/routes/access-token.ts';
+import { callbackRoutes } from './api/routes/callbacks.ts';
 import { paymentRoutes } from './api/routes/payments.ts';
 import { ProblemSchema } from './api/schemas.ts';
 import { apiSecurityHeaders } from './api/security-headers.ts';
@@ -98,6 +99,7 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
       async (scope) => {
         accessTokenRoute(scope, s, failures, hide);
         paymentRoutes(scope, s, `/v1/${product}`, hide);
+        callbackRoutes(scope, s, hide);
       },
       { prefix: `/v1/${product}` },
     );

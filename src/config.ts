@@ -35,6 +35,16 @@ export interface Config {
   reconcileAfterSeconds: number;
   /** Payment attempts (checkout submissions) per source address per minute. */
   checkoutAttemptsPerMinute: number;
+  /** A merchant must answer a callback within this long. */
+  callbackTimeoutMs: number;
+  /** Callbacks in flight per process. */
+  callbackConcurrency: number;
+  /** Polling interval of the dispatcher (notifications wake it sooner). */
+  callbackPollMs: number;
+  /** Local address outgoing callbacks are sent from (what merchants allow-list). */
+  callbackLocalAddress: string | undefined;
+  /** The source addresses published to merchants for their allow-lists. */
+  callbackSourceAddresses: string[];
 }
 
 export class ConfigError extends Error {}
@@ -103,5 +113,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     simLatencyMs: int(env, 'KARIBCHE_SIM_LATENCY_MS', 0, 0, 120_000),
     reconcileAfterSeconds: int(env, 'KARIBCHE_RECONCILE_AFTER_SECONDS', 60, 1, 86_400),
     checkoutAttemptsPerMinute: int(env, 'KARIBCHE_CHECKOUT_ATTEMPTS_PER_MINUTE', 30, 1, 1_000_000),
+    callbackTimeoutMs: int(env, 'KARIBCHE_CALLBACK_TIMEOUT_MS', 10_000, 100, 120_000),
+    callbackConcurrency: int(env, 'KARIBCHE_CALLBACK_CONCURRENCY', 32, 1, 1000),
+    callbackPollMs: int(env, 'KARIBCHE_CALLBACK_POLL_MS', 1000, 10, 60_000),
+    callbackLocalAddress: env.KARIBCHE_CALLBACK_LOCAL_ADDRESS || undefined,
+    callbackSourceAddresses: (env.KARIBCHE_CALLBACK_SOURCE_ADDRESSES ?? '').split(',').map((a) => a.trim()).filter(Boolean),
   };
 }

@@ -19,6 +19,7 @@ import { openDatabase } from './store/open.ts';
 import { AuthFailures } from './api/auth-failures.ts';
 import type { Acquirer } from './acquirer/acquirer.ts';
 import { SimulatorAcquirer } from './acquirer/simulator.ts';
+import { CallbackDispatcher } from './callbacks/dispatcher.ts';
 import { reconcile } from './payments/reconciler.ts';
 import { sharedSecret } from './store/secrets.ts';
 import { IDEMPOTENCY } from './api/idempotency.ts';
@@ -64,12 +65,14 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     const acquirer = opts.acquirer ?? new SimulatorAcquirer(db, clock, config.simLatencyMs);
     if (!opts.acquirer && config.mode === 'production') log.warn('no acquirer connector configured: the simulator answers');
     const checkoutSecret = await sharedSecret(db, 'checkout_secret');
-    const services: Services = { config, db, clock, sharedClock, merchants, tokens, sweeper, metrics, log, acquirer, checkoutSecret };
+    const callbacks = new CallbackDispatcher({ db, clock, config, merchants, metrics, log });
+    const services: Services = { config, db, clock, sharedClock, merchants, tokens, sweeper, metrics, log, acquirer, checkoutSecret, callbacks };
     const draining = { value: false };
     const app = await buildApp(services, draining);
     await app.ready();
 
     const background = opts.background === false ? null : startBackground(services);
+    if (background) await callbacks.start();
     let closing: Promise<void> | null = null;
     return {
       app,
@@ -78,6 +81,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       close: () =>
         (closing ??= (async () => {
           await background?.stop();
+          if (background) await callbacks.stop();
           // Node closes only the connections idle at close(); a keep-alive connection whose
           // in-flight request finishes later would hold the process, so sweep them until done.
           draining.value = true;

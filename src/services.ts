@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { Acquirer } from './acquirer/acquirer.ts';
 import type { TokenService } from './api/tokens.ts';
+import type { CallbackDispatcher } from './callbacks/dispatcher.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { MerchantDirectory } from './merchants/directory.ts';
@@ -20,6 +21,7 @@ export interface Services {
   sweeper: ExpirySweeper;
   metrics: Metrics;
   acquirer: Acquirer;
+  callbacks: CallbackDispatcher;
   /** Secret for checkout CSRF tokens and QR links, shared by every process through the database. */
   checkoutSecret: Buffer;
   log: Logger;

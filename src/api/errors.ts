@@ -60,7 +60,7 @@ export const ERRORS = {
   merchantSuspended: def(403, '001', 'Merchant suspended', ['access-token', ...MERCHANT_OPERATIONS], 'The operator suspended this merchant; no token is issued and no call is served.'),
   paymentNotFound: def(404, '001', 'Payment not found', ['get-payment', 'cancel-payment', 'complete-payment', 'callbacks', 'sandbox', 'checkout'], 'No payment with this payId exists for this merchant.'),
   cardNotFound: def(404, '002', 'Saved card not found', ['execute-payment', 'delete-card'], 'No saved card with this recId exists for this merchant.'),
-  merchantNotFound: def(404, '003', 'Merchant not found', ['admin'], 'No merchant with this clientId.'),
+  merchantNotFound: def(404, '003', 'Merchant not found', ['admin', 'sandbox'], 'No merchant with this clientId.'),
   routeNotFound: def(404, '004', 'Not found', ['system'], 'No such endpoint.'),
   methodNotAllowed: def(405, '001', 'Method not allowed', ['system'], 'The endpoint exists but not with this HTTP method.'),
   idempotencyInProgress: def(409, '001', 'Request in progress', POST_OPERATIONS, 'A request with this Idempotency-Key is still being processed; retry after it finishes.'),
@@ -81,7 +81,7 @@ export const ERRORS = {
   methodRefused: def(400, '013', 'Payment method not allowed for this payment', CREATE, 'A requested method cannot be used with this payment (installment outside GEL or in split, Google Pay with preAuth, Web QR/Apple Pay/installment with saveCard, installment in split).'),
   noMethodAvailable: def(400, '014', 'No payment method available', CREATE, 'After applying the merchant settings and the request rules no method is left to offer.'),
   installmentMismatch: def(400, '015', 'Installment products do not match the total', CREATE, 'With installment, the products are required and Σ price × quantity must equal the total exactly.'),
-  callbackUrlNotRegistered: def(400, '016', 'Callback URL not registered', CREATE, 'callbackUrl must start with one of the callback URL prefixes registered for the merchant.'),
+  callbackUrlNotRegistered: def(400, '016', 'Callback URL not registered', [...CREATE, 'sandbox'], 'callbackUrl must start with one of the callback URL prefixes registered for the merchant.'),
   saveCardNotEnabled: def(400, '017', 'Saved cards not enabled', CREATE, 'saveCard was requested but saved cards are not enabled for this merchant.'),
   saveCardDateInPast: def(400, '018', 'Save date in the past', CREATE, 'saveCardToDate (MMYY) is before the current month.'),
   splitInvalidIban: def(400, '019', 'Invalid split IBAN', CREATE, '`extra` is not a valid IBAN (ISO 13616 format and mod-97 check digits); the payment is not created.'),
@@ -94,6 +94,7 @@ export const ERRORS = {
   methodNotOffered: def(400, '031', 'Method not offered', ['sandbox', 'checkout'], 'This payment does not offer that method.', 'method_not_offered'),
   bankLoginFailed: def(400, '032', 'Internet bank login failed', ['sandbox', 'checkout'], 'Unknown internet-bank user or wrong password (see the README for the test users); no attempt was used.', 'bank_login_failed'),
   csrfFailed: def(403, '001', 'Form expired', ['checkout'], 'The form\'s security token is missing or does not match this browser session; reload the page.'),
+  nothingToRedeliver: def(400, '040', 'Nothing to redeliver', ['callbacks'], 'The payment has no callback yet (it has not reached a final status), or its latest callback is being delivered right now.'),
   testModeLimit: def(400, '024', 'Amount above the test-mode limit', CREATE, 'The merchant is in test mode and the total is above its per-payment limit.'),
 } as const satisfies Record<string, ErrorDef>;
 

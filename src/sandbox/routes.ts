@@ -7,6 +7,7 @@ import { errorResponses } from '../api/schemas.ts';
 import { adminAuth } from '../admin/auth.ts';
 import type { Services } from '../services.ts';
 import { simulateRoute } from './simulate.ts';
+import { testCallbackRoute } from './test-callback.ts';
 
 /** One call may move the clock at most this far (400 days: past every block window and retry). */
 export const MAX_ADVANCE_SECONDS = 400 * 86_400;
@@ -19,6 +20,7 @@ export function sandboxRoutes(app: FastifyInstance, s: Services): void {
   const view = () => ({ now: s.clock.now().toISOString(), offsetSeconds: Math.trunc(s.clock.offset / 1000) });
 
   simulateRoute(app, s);
+  testCallbackRoute(app, s);
 
   app.get('/clock', { ...base, schema: { summary: 'Read the gateway clock', tags, response: { 200: ClockView, ...errorResponses } } }, async () => {
     await s.sharedClock.refresh();
@@ -45,6 +47,7 @@ export function sandboxRoutes(app: FastifyInstance, s: Services): void {
       }
       await s.sharedClock.advance(advanceSeconds);
       const expired = await s.sweeper.sweep();
+      s.callbacks.nudge(); // retries that just became due
       return { ...view(), expired };
     },
   );

@@ -15,12 +15,14 @@ function wrap(q: Pick<PGlite, 'query' | 'exec'>): Queryable {
 
 /**
  * The embedded database. PGlite is one connection in this process: its transactions serialise,
- * which makes every row lock trivially held; notifications stay in process.
+ * which makes every row lock trivially held. LISTEN/NOTIFY is PGlite's own, so notifications sent
+ * by SQL (triggers, pg_notify) arrive like they do from a PostgreSQL server.
  */
 export async function openPglite(dataDir: string | undefined): Promise<Db> {
   const pg = await PGlite.create(dataDir);
   const base = wrap(pg);
   const listeners = new Map<string, Set<Notification>>();
+  let closed = false;
   return {
     kind: 'pglite',
     query: base.query,
@@ -28,13 +30,20 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
     tx: (fn) => pg.transaction((tx) => fn(wrap(tx))),
     async listen(channel, onMessage) {
       let set = listeners.get(channel);
-      if (!set) listeners.set(channel, (set = new Set()));
+      if (!set) {
+        listeners.set(channel, (set = new Set()));
+        const subscribers = set;
+        await pg.listen(channel, (payload) => {
+          if (!closed) for (const fn of subscribers) fn(payload);
+        });
+      }
       set.add(onMessage);
     },
     async notify(channel, payload) {
-      for (const fn of listeners.get(channel) ?? []) queueMicrotask(() => fn(payload));
+      await pg.query('SELECT pg_notify($1, $2)', [channel, payload]);
     },
     async close() {
+      closed = true;
       listeners.clear();
       await pg.close();
     },

@@ -1,0 +1,278 @@
+import assert from 'node:assert/strict';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { BACKENDS } from '../testing/databases.ts';
+import { MerchantClient, accessToken, basicPayment, startTestGateway, useGateway, type TestGateway } from '../testing/harness.ts';
+import { Receiver } from '../testing/receiver.ts';
+import { attemptPayment } from '../payments/attempt.ts';
+import { isNonPublicAddress } from './address-guard.ts';
+
+/** How a merchant verifies a callback with nothing but node:crypto (the README shows the same code). */
+function verify(secret: string, header: string, rawBody: string, toleranceSeconds = Infinity, now = Date.now() / 1000): boolean {
+  const parts = header.split(',').map((p) => p.split('=') as [string, string]);
+  const t = Number(parts.find(([k]) => k === 't')?.[1]);
+  if (!Number.isFinite(t) || Math.abs(now - t) > toleranceSeconds) return false;
+  const expected = createHmac('sha256', secret).update(`${t}.${rawBody}`).digest();
+  return parts.filter(([k]) => k === 'v1').some(([, v]) => {
+    const given = Buffer.from(v, 'hex');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
+}
+
+for (const backend of BACKENDS) {
+  describe(`callbacks [${backend}]`, () => {
+    const ctx = useGateway(backend, { KARIBCHE_CALLBACK_TIMEOUT_MS: '400' });
+    let rx: Receiver;
+    before(async () => {
+      rx = await new Receiver().start();
+    });
+    after(() => rx.stop());
+
+    const payWith = async (over: Record<string, unknown>, card = '4111111111111111') => {
+      ctx.m.token = await accessToken(ctx.t.app, ctx.m.credentials); // these tests move the clock by days
+      const created = await ctx.m.createPayment(basicPayment(over));
+      assert.equal(created.statusCode, 200, created.body);
+      const id = created.json().payId as string;
+      const r = await ctx.t.admin('POST', `/sandbox/v1/payments/${id}/simulate`, { card });
+      assert.equal(r.statusCode, 200, r.body);
+      return id;
+    };
+    const drain = () => ctx.t.gw.services.callbacks.drain();
+    const advance = async (seconds: number) => {
+      await ctx.t.gw.services.sharedClock.advance(seconds);
+    };
+    const log = async (payId: string) => {
+      ctx.m.token = await accessToken(ctx.t.app, ctx.m.credentials);
+      const res = await ctx.m.get(`/v1/gateway/payments/${payId}/callbacks`);
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json().callbacks as any[];
+    };
+
+    it('posts {"PaymentId"} with id, sequence and a signature an independent verifier accepts', async () => {
+      rx.answers = [200];
+      const before = rx.received.length;
+      const id = await payWith({ callbackUrl: rx.url });
+      await drain();
+      assert.equal(rx.received.length, before + 1);
+      const got = rx.received.at(-1)!;
+      assert.equal(got.method, 'POST');
+      assert.equal(got.body, JSON.stringify({ PaymentId: id }));
+      assert.equal(got.headers['content-type'], 'application/json');
+      assert.match(String(got.headers['x-callback-id']), /^evt_\d+$/);
+      assert.equal(got.headers['x-callback-sequence'], '2');
+      const sig = String(got.headers['x-callback-signature']);
+      assert.match(sig, /^t=\d+,v1=[0-9a-f]{64}$/);
+      assert.ok(verify(ctx.m.credentials.callbackSecret, sig, got.body, 300, ctx.t.clock.nowMs() / 1000));
+      assert.ok(!verify('whsec_wrong', sig, got.body));
+      assert.ok(!verify(ctx.m.credentials.callbackSecret, sig, got.body.replace(id, 'x')));
+      const [cb] = await log(id);
+      assert.equal(cb.status, 'delivered');
+      assert.equal(cb.paymentStatus, 'Succeeded');
+      assert.equal(cb.callbackId, got.headers['x-callback-id']);
+      assert.deepEqual(cb.attemptLog.map((a: any) => [a.attempt, a.httpStatus, a.response]), [[1, 200, 'ok']]);
+    });
+
+    it('retries after a 500 on the schedule and then delivers', async () => {
+      rx.answers = [500, 200];
+      const id = await payWith({ callbackUrl: rx.url });
+      await drain();
+      let [cb] = await log(id);
+      assert.equal(cb.status, 'pending');
+      assert.equal(new Date(cb.nextAttemptAt).getTime() - new Date(cb.attemptLog[0].startedAt).getTime() >= 59_000, true);
+      await drain(); // not due yet
+      assert.equal((await log(id))[0].attempts, 1);
+      await advance(60);
+      await drain();
+      [cb] = await log(id);
+      assert.equal(cb.status, 'delivered');
+      assert.deepEqual(cb.attemptLog.map((a: any) => a.httpStatus), [500, 200]);
+    });
+
+    it('keeps retrying while the receiver is down, following 1m 5m 15m 30m 1h 2h 4h 8h 8h, then delivers when it is back', async () => {
+      const down = await new Receiver().start();
+      const port = down.port;
+      const url = down.url;
+      await down.stop();
+      const id = await payWith({ callbackUrl: url });
+      await drain();
+      const schedule = [60, 300, 900, 1800, 3600, 7200, 14400, 28800, 28800];
+      for (const seconds of schedule) {
+        const [cb] = await log(id);
+        assert.equal(cb.status, 'pending');
+        const last = cb.attemptLog.at(-1);
+        assert.match(last.error, /ECONNREFUSED/);
+        const wait = Math.round((new Date(cb.nextAttemptAt).getTime() - new Date(last.startedAt).getTime()) / 1000);
+        assert.ok(Math.abs(wait - seconds) <= 1, `after attempt ${cb.attempts}: waited ${wait}s, expected ${seconds}s`);
+        await advance(seconds);
+        await drain();
+      }
+      const up = await new Receiver().start(port);
+      try {
+        await advance(28800);
+        await drain();
+        const [cb] = await log(id);
+        assert.equal(cb.status, 'delivered');
+        assert.equal(cb.attempts, schedule.length + 2);
+        assert.equal(up.received.length, 1);
+      } finally {
+        await up.stop();
+      }
+    });
+
+    it('gives up after 3 days and marks the callback failed', async () => {
+      rx.answers = [503];
+      const id = await payWith({ callbackUrl: rx.url });
+      await drain();
+      for (let i = 0; i < 20; i++) {
+        await advance(8 * 3600);
+        await drain();
+      }
+      const [cb] = await log(id);
+      assert.equal(cb.status, 'failed');
+      assert.ok(cb.attempts >= 9 && cb.attempts <= 12, String(cb.attempts));
+      const span = new Date(cb.attemptLog.at(-1).startedAt).getTime() - new Date(cb.createdAt).getTime();
+      assert.ok(span <= 3 * 86_400_000, `last attempt ${span / 3_600_000} h after the event`);
+      rx.answers = [200];
+    });
+
+    it('treats no answer within the deadline as a failed attempt', async () => {
+      rx.answers = ['hang', 200];
+      const id = await payWith({ callbackUrl: rx.url });
+      await drain();
+      const [cb] = await log(id);
+      assert.equal(cb.status, 'pending');
+      assert.match(cb.attemptLog[0].error, /no answer within 400 ms/);
+      assert.ok(cb.attemptLog[0].durationMs >= 390);
+      rx.answers = [200];
+    });
+
+    it('uses the merchant default URL; with neither URL the event is undeliverable until one is set and redelivered', async () => {
+      const plain = await MerchantClient.create(ctx.t, { callbackUrlPrefixes: ['http://127.0.0.1'] });
+      const id = (await plain.createPayment(basicPayment())).json().payId;
+      await ctx.t.admin('POST', `/sandbox/v1/payments/${id}/simulate`, { card: '4111111111111111' });
+      await drain();
+      let cbs = (await plain.get(`/v1/gateway/payments/${id}/callbacks`)).json().callbacks;
+      assert.equal(cbs[0].status, 'undeliverable');
+      assert.equal(cbs[0].url, null);
+      await ctx.t.admin('PATCH', `/admin/v1/merchants/${plain.credentials.clientId}`, { defaultCallbackUrl: rx.url });
+      const before = rx.received.length;
+      const re = await plain.post(`/v1/gateway/payments/${id}/callbacks/redeliver`, {});
+      assert.equal(re.statusCode, 202, re.body);
+      assert.equal(re.json().status, 'pending');
+      await drain();
+      assert.equal(rx.received.length, before + 1);
+      cbs = (await plain.get(`/v1/gateway/payments/${id}/callbacks`)).json().callbacks;
+      assert.equal(cbs[0].status, 'delivered');
+      assert.equal(cbs[0].url, rx.url);
+    });
+
+    it('redelivers a delivered callback with the same X-Callback-Id; nothing to redeliver before a final status', async () => {
+      const id = await payWith({ callbackUrl: rx.url });
+      await drain();
+      const first = rx.received.at(-1)!;
+      ctx.m.token = await accessToken(ctx.t.app, ctx.m.credentials);
+      assert.equal((await ctx.m.post(`/v1/gateway/payments/${id}/callbacks/redeliver`, {})).statusCode, 202);
+      await drain();
+      const again = rx.received.at(-1)!;
+      assert.notEqual(again, first);
+      assert.equal(again.headers['x-callback-id'], first.headers['x-callback-id']);
+      const fresh = (await ctx.m.createPayment(basicPayment({ callbackUrl: rx.url }))).json().payId;
+      const none = await ctx.m.post(`/v1/gateway/payments/${fresh}/callbacks/redeliver`, {});
+      assert.equal(none.statusCode, 400);
+      assert.equal(none.json().systemCode, 'callbacks.400.040');
+      const other = await MerchantClient.create(ctx.t);
+      assert.equal((await other.get(`/v1/gateway/payments/${id}/callbacks`)).json().systemCode, 'callbacks.404.001');
+      assert.equal((await other.post(`/v1/gateway/payments/${id}/callbacks/redeliver`, {})).statusCode, 404);
+    });
+
+    it('sends a callback for every final status, including expiry and failure, in sequence', async () => {
+      rx.answers = [200];
+      const expiring = (await ctx.m.createPayment(basicPayment({ callbackUrl: rx.url, expirationMinutes: 1 }))).json().payId;
+      await advance(61);
+      await ctx.t.gw.services.sweeper.sweep();
+      const failing = (await ctx.m.createPayment(basicPayment({ callbackUrl: rx.url }))).json().payId;
+      for (let i = 0; i < 3; i++) await ctx.t.admin('POST', `/sandbox/v1/payments/${failing}/simulate`, { card: '4000000000000002' });
+      await drain();
+      const bodies = rx.received.map((r) => r.body);
+      assert.ok(bodies.includes(JSON.stringify({ PaymentId: expiring })));
+      assert.ok(bodies.includes(JSON.stringify({ PaymentId: failing })));
+      assert.equal((await log(expiring))[0].paymentStatus, 'Expired');
+      const f = await log(failing);
+      assert.equal(f.length, 1, 'declines with attempts left are not final: one callback');
+      assert.equal(f[0].paymentStatus, 'Failed');
+      assert.equal(f[0].sequence, 6);
+    });
+
+    it('signs with both secrets while a rotation is in progress', async () => {
+      const old = ctx.m.credentials.callbackSecret;
+      const rot = await ctx.t.admin('POST', `/admin/v1/merchants/${ctx.m.credentials.clientId}/callback-secret`);
+      const fresh = rot.json().callbackSecret;
+      await payWith({ callbackUrl: rx.url });
+      await drain();
+      const got = rx.received.at(-1)!;
+      const sig = String(got.headers['x-callback-signature']);
+      assert.match(sig, /^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+      assert.ok(verify(old, sig, got.body));
+      assert.ok(verify(fresh, sig, got.body));
+      ctx.m.credentials.callbackSecret = fresh;
+      await advance(24 * 3600 + 1);
+      await payWith({ callbackUrl: rx.url });
+      await drain();
+      const later = String(rx.received.at(-1)!.headers['x-callback-signature']);
+      assert.match(later, /^t=\d+,v1=[0-9a-f]{64}$/, 'the old secret stops signing after 24 h');
+      assert.ok(verify(fresh, later, rx.received.at(-1)!.body));
+    });
+
+    it('logs the first 1 KiB of the answer', async () => {
+      rx.responseBody = 'x'.repeat(5000);
+      const id = await payWith({ callbackUrl: rx.url });
+      await drain();
+      rx.responseBody = 'ok';
+      assert.equal((await log(id))[0].attemptLog[0].response.length, 1024);
+    });
+
+    it('sends a signed test callback from the sandbox', async () => {
+      const res = await ctx.t.admin('POST', '/sandbox/v1/callbacks/test', { clientId: ctx.m.credentials.clientId, url: rx.url });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.json().httpStatus, 200);
+      const got = rx.received.at(-1)!;
+      assert.equal(got.body, JSON.stringify({ PaymentId: res.json().paymentId }));
+      assert.ok(verify(ctx.m.credentials.callbackSecret, String(got.headers['x-callback-signature']), got.body));
+      const bad = await ctx.t.admin('POST', '/sandbox/v1/callbacks/test', { clientId: ctx.m.credentials.clientId, url: 'http://evil.example/' });
+      assert.equal(bad.json().systemCode, 'sandbox.400.016');
+    });
+  });
+}
+
+describe('callback address guard', () => {
+  it('knows non-public addresses', () => {
+    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '224.0.0.1', 'not-an-ip']) {
+      assert.equal(isNonPublicAddress(a), true, a);
+    }
+    for (const a of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8']) assert.equal(isNonPublicAddress(a), false, a);
+  });
+});
+
+describe('production mode', () => {
+  it('refuses callback hosts on loopback or private addresses', async () => {
+    const t = await startTestGateway(BACKENDS[0]!, { KARIBCHE_MODE: 'production', KARIBCHE_CALLBACK_TIMEOUT_MS: '1000' });
+    const rx = await new Receiver().start();
+    try {
+      const m = await MerchantClient.create(t, { callbackUrlPrefixes: ['http://127.0.0.1', 'http://localhost'] });
+      const s = t.gw.services;
+      for (const url of [rx.url, rx.url.replace('127.0.0.1', 'localhost')]) {
+        const id = (await m.createPayment(basicPayment({ callbackUrl: url }))).json().payId;
+        await attemptPayment(s, id, { method: 5, card: { number: '4111111111111111', expMonth: 12, expYear: 2030, securityCode: '123', holder: 'A' } });
+        await s.callbacks.drain();
+        const cbs = (await m.get(`/v1/gateway/payments/${id}/callbacks`)).json().callbacks;
+        assert.equal(cbs[0].status, 'pending');
+        assert.match(cbs[0].attemptLog[0].error, /non-public/);
+      }
+      assert.equal(rx.received.length, 0, 'nothing reached the private address');
+      assert.equal((await t.app.inject({ method: 'POST', url: '/sandbox/v1/callbacks/test' })).statusCode, 404, 'no sandbox endpoints in production');
+    } finally {
+      await rx.stop();
+      await t.close();
+    }
+  });
+});

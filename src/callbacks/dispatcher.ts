@@ -1,0 +1,120 @@
+// Delivers callbacks from the outbox (callback_deliveries) at least once. Woken by the commit
+// notification of a new event, with polling as the safety net; every process runs one, and the
+// SKIP LOCKED claim with a lease keeps them from sending the same attempt twice at once.
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { MerchantDirectory } from '../merchants/directory.ts';
+import type { Metrics } from '../ops/metrics.ts';
+import type { Db } from '../store/db.ts';
+import { sendCallback } from './send.ts';
+import { activeSecrets } from './signature.ts';
+import { CALLBACK_CHANNEL, claimDue, recordAttempt, type Claimed } from './store.ts';
+
+export interface DispatcherDeps {
+  db: Db;
+  clock: Clock;
+  config: Config;
+  merchants: MerchantDirectory;
+  metrics: Metrics;
+  log: Logger;
+}
+
+export const callbackId = (eventId: number) => `evt_${eventId}`;
+
+export class CallbackDispatcher {
+  private inFlight = new Set<Promise<void>>();
+  private running = false;
+  private wake: (() => void) | null = null;
+  private loop: Promise<void> | null = null;
+  private readonly leaseSeconds: number;
+
+  constructor(private readonly s: DispatcherDeps) {
+    // Long enough for the request's own deadline and the bookkeeping after it.
+    this.leaseSeconds = Math.ceil(s.config.callbackTimeoutMs / 1000) + 5;
+  }
+
+  async start(): Promise<void> {
+    this.running = true;
+    await this.s.db.listen(CALLBACK_CHANNEL, () => this.nudge());
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.nudge();
+    await this.loop;
+    await Promise.all(this.inFlight);
+  }
+
+  nudge(): void {
+    this.wake?.();
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      try {
+        await this.fill();
+      } catch (err) {
+        this.s.log.warn({ err }, 'callback claim failed');
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.s.config.callbackPollMs);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = null;
+    }
+  }
+
+  /** Claims as many due deliveries as there is room for and starts sending them. */
+  private async fill(): Promise<number> {
+    const room = this.s.config.callbackConcurrency - this.inFlight.size;
+    if (room <= 0) return 0;
+    const claimed = await claimDue(this.s.db, this.s.clock.now(), room, this.leaseSeconds);
+    for (const c of claimed) {
+      const p: Promise<void> = this.deliver(c)
+        .catch((err) => this.s.log.error({ err, payId: c.pay_id }, 'callback delivery failed to record'))
+        .finally(() => {
+          this.inFlight.delete(p);
+          this.nudge();
+        });
+      this.inFlight.add(p);
+    }
+    return claimed.length;
+  }
+
+  /** Delivers everything due now and waits for it (tests, and `clock advance` in the sandbox). */
+  async drain(): Promise<void> {
+    for (;;) {
+      const n = await this.fill();
+      if (n === 0 && this.inFlight.size === 0) return;
+      await Promise.race([...this.inFlight, new Promise((r) => setTimeout(r, 5))]);
+    }
+  }
+
+  private async deliver(c: Claimed): Promise<void> {
+    const { clock, config } = this.s;
+    const merchant = await this.s.merchants.byId(c.client_id);
+    const startedAt = clock.now();
+    const result = merchant
+      ? await sendCallback(
+          c.url,
+          c.pay_id,
+          { callbackId: callbackId(c.event_id), sequence: c.seq, secrets: activeSecrets(merchant, startedAt), timestamp: Math.floor(startedAt.getTime() / 1000) },
+          { timeoutMs: config.callbackTimeoutMs, guard: config.mode === 'production', localAddress: config.callbackLocalAddress },
+        )
+      : { httpStatus: null, error: 'merchant not found', excerpt: null, durationMs: 0 };
+    const delivered = result.httpStatus !== null && result.httpStatus >= 200 && result.httpStatus < 300;
+    const status = await recordAttempt(
+      this.s.db,
+      { eventId: c.event_id, payId: c.pay_id, attempt: c.attempts, url: c.url, startedAt, durationMs: result.durationMs, httpStatus: result.httpStatus, error: result.error, excerpt: result.excerpt, delivered },
+      clock.now(),
+    );
+    this.s.metrics.callbackAttempts.inc({ outcome: delivered ? 'delivered' : status === 'failed' ? 'failed' : 'retry' });
+    if (delivered) this.s.metrics.callbackLatency.observe(Math.max(0, clock.nowMs() - c.created_at.getTime()) / 1000);
+    if (!delivered) this.s.log.info({ payId: c.pay_id, attempt: c.attempts, httpStatus: result.httpStatus, error: result.error, next: status }, 'callback not delivered');
+  }
+}

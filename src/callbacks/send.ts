@@ -1,0 +1,94 @@
+// One signed POST to a merchant: body exactly {"PaymentId": "..."}, a deadline, the first 1 KiB of
+// the answer, and in production the address guard.
+import http from 'node:http';
+import https from 'node:https';
+import { guardedLookup, isNonPublicAddress, RefusedAddress } from './address-guard.ts';
+import { signatureHeader } from './signature.ts';
+
+export const EXCERPT_BYTES = 1024;
+
+export interface SendOptions {
+  timeoutMs: number;
+  /** Refuse non-public addresses (production mode). */
+  guard: boolean;
+  /** Bind outgoing connections to this local address (the published source address). */
+  localAddress?: string;
+}
+
+export interface SendResult {
+  httpStatus: number | null;
+  error: string | null;
+  excerpt: string | null;
+  durationMs: number;
+}
+
+export function callbackBody(payId: string): string {
+  return JSON.stringify({ PaymentId: payId });
+}
+
+export async function sendCallback(
+  url: string,
+  payId: string,
+  meta: { callbackId: string; sequence: number; secrets: string[]; timestamp: number },
+  opts: SendOptions,
+): Promise<SendResult> {
+  const body = callbackBody(payId);
+  const started = performance.now();
+  const done = (r: Omit<SendResult, 'durationMs'>): SendResult => ({ ...r, durationMs: Math.round(performance.now() - started) });
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return done({ httpStatus: null, error: 'invalid callback URL', excerpt: null });
+  }
+  if (opts.guard && isLiteralNonPublic(target.hostname)) {
+    return done({ httpStatus: null, error: `callback host ${target.hostname} is a non-public address`, excerpt: null });
+  }
+  const client = target.protocol === 'https:' ? https : http;
+  return new Promise<SendResult>((resolve) => {
+    const req = client.request(
+      target,
+      {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(body),
+          'User-Agent': 'Karibche-Callbacks/1',
+          'X-Callback-Id': meta.callbackId,
+          'X-Callback-Sequence': String(meta.sequence),
+          'X-Callback-Signature': signatureHeader(meta.secrets, meta.timestamp, body),
+        },
+        lookup: opts.guard ? guardedLookup : undefined,
+        localAddress: opts.localAddress,
+        signal: AbortSignal.timeout(opts.timeoutMs),
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          if (size < EXCERPT_BYTES) chunks.push(c);
+          size += c.length;
+        });
+        res.on('end', () => resolve(done({ httpStatus: res.statusCode ?? null, error: null, excerpt: Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8') })));
+        res.on('error', (err) => resolve(done({ httpStatus: res.statusCode ?? null, error: err.message, excerpt: null })));
+      },
+    );
+    req.on('error', (err) => {
+      const message =
+        err.name === 'TimeoutError' || err.name === 'AbortError'
+          ? `no answer within ${opts.timeoutMs} ms`
+          : err instanceof RefusedAddress
+            ? err.message
+            : `${(err as NodeJS.ErrnoException).code ?? 'error'}: ${err.message}`;
+      resolve(done({ httpStatus: null, error: message, excerpt: null }));
+    });
+    req.end(body);
+  });
+}
+
+/** An IP literal in the URL never goes through DNS, so check it directly. */
+function isLiteralNonPublic(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return /^[\d.]+$|:/.test(host) ? isNonPublicAddress(host) : host === 'localhost';
+}
