@@ -244,6 +244,27 @@ for (const backend of BACKENDS) {
   });
 }
 
+for (const backend of BACKENDS) {
+  describe(`callback wake-up when idle [${backend}]`, () => {
+    it('delivers within a moment of the final status though the poll is 60 s', async () => {
+      const t = await startTestGateway(backend, { KARIBCHE_CALLBACK_POLL_MS: '60000', KARIBCHE_SWEEP_INTERVAL_MS: '60000' }, { background: true });
+      const rx = await new Receiver().start();
+      try {
+        const m = await MerchantClient.create(t);
+        const id = (await m.createPayment(basicPayment({ callbackUrl: rx.url }))).json().payId;
+        await new Promise((r) => setTimeout(r, 200)); // let the dispatcher fall asleep
+        const t0 = Date.now();
+        await t.admin('POST', `/sandbox/v1/payments/${id}/simulate`, { card: '4111111111111111' });
+        await rx.waitFor(1, 5_000);
+        assert.ok(Date.now() - t0 < 2_000, `delivered after ${Date.now() - t0} ms`);
+      } finally {
+        await rx.stop();
+        await t.close();
+      }
+    });
+  });
+}
+
 describe('callback address guard', () => {
   it('knows non-public addresses', () => {
     for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '224.0.0.1', 'not-an-ip']) {

@@ -20,7 +20,7 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export async function startTestGateway(backend: Backend, env: Record<string, string> = {}): Promise<TestGateway> {
+export async function startTestGateway(backend: Backend, env: Record<string, string> = {}, opts: { background?: boolean } = {}): Promise<TestGateway> {
   const testDb = await openTestDb(backend);
   const config = loadConfig({
     KARIBCHE_MODE: 'sandbox',
@@ -31,7 +31,7 @@ export async function startTestGateway(backend: Backend, env: Record<string, str
     ...env,
   });
   const clock = new Clock();
-  const gw = await createGateway(config, { db: testDb.db, clock, background: false, log: createLogger(config.logLevel) });
+  const gw = await createGateway(config, { db: testDb.db, clock, background: opts.background ?? false, log: createLogger(config.logLevel) });
   return {
     backend,
     gw,
