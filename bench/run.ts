@@ -12,7 +12,8 @@ import pg from 'pg';
 const SERVER_URL = process.env.KARIBCHE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const QUICK = process.argv.includes('--quick');
 /** --only=floor,pg,pglite runs a subset (for experiments); the README figures come from full runs. */
-const ONLY = new Set((process.argv.find((a) => a.startsWith('--only='))?.slice(7) ?? 'floor,pg,checkout,pglite').split(','));
+const ONLY = new Set((process.argv.find((a) => a.startsWith('--only='))?.slice(7) ?? 'floor,pg,checkout,callbacks,pglite').split(','));
+const CALLBACK_RATE = Number(process.env.BENCH_CALLBACK_RATE ?? 300);
 const DURATION = Number(process.env.BENCH_DURATION ?? (QUICK ? 2 : 10));
 const WARMUP = QUICK ? 1 : 3;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
@@ -171,6 +172,85 @@ async function benchCheckout(gw: { url: string; headers: Record<string, string> 
   return { render, pageWeightBytes: { card: weightCard, qr: weightQr }, createAndPay: payLoop };
 }
 
+/**
+ * Callback latency: payments created and paid at a steady arrival rate (open loop), each with a
+ * callbackUrl on a receiver in this process; latency = receipt − the final-status event's commit
+ * time (gateway clock = wall clock here), read back from the database.
+ */
+async function benchCallbacks(gw: { url: string; headers: Record<string, string> }, dbUrl: string) {
+  const base = gw.url.replace(/\/v1\/gateway\/payments$/, '');
+  const http = await import('node:http');
+  const arrivals = new Map<string, number>();
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      arrivals.set(JSON.parse(body).PaymentId, Date.now());
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const rxUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/cb`;
+  await fetch(`${base}/admin/v1/merchants`, { method: 'GET', headers: { authorization: `Bearer ${ADMIN}` } });
+  const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
+  const body = JSON.stringify({ amount: { currency: 'GEL', total: '10.00' }, returnurl: 'https://shop.example/r', callbackUrl: rxUrl });
+  // The bench merchant must accept this callback URL.
+  const merchants = (await (await fetch(`${base}/admin/v1/merchants`, { headers: admin })).json()) as { merchants: { clientId: string; name: string }[] };
+  const bench = merchants.merchants.find((m) => m.name === 'Bench')!;
+  await fetch(`${base}/admin/v1/merchants/${bench.clientId}`, { method: 'PATCH', headers: admin, body: JSON.stringify({ callbackUrlPrefixes: ['http://127.0.0.1'] }) });
+  const payIds: string[] = [];
+  let inFlight = 0;
+  let skipped = 0;
+  let errors = 0;
+  const one = async () => {
+    inFlight++;
+    try {
+      const created = (await (await fetch(gw.url, { method: 'POST', headers: { ...gw.headers, 'content-type': 'application/json' }, body })).json()) as { payId: string };
+      const paid = await fetch(`${base}/sandbox/v1/payments/${created.payId}/simulate`, { method: 'POST', headers: admin, body: JSON.stringify({ card: '4111111111111111' }) });
+      if (paid.status !== 200) errors++;
+      else payIds.push(created.payId);
+    } catch {
+      errors++;
+    } finally {
+      inFlight--;
+    }
+  };
+  const started = Date.now();
+  const total = CALLBACK_RATE * DURATION;
+  const pending: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = started + (i * 1000) / CALLBACK_RATE;
+    const wait = due - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    if (inFlight >= 256) {
+      skipped++;
+      continue;
+    }
+    pending.push(one());
+  }
+  await Promise.all(pending);
+  const elapsed = (Date.now() - started) / 1000;
+  const deadline = Date.now() + 15_000;
+  while (arrivals.size < payIds.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  server.close();
+  const c = new pg.Client({ connectionString: dbUrl });
+  await c.connect();
+  const { rows } = await c.query<{ pay_id: string; at: Date }>(`SELECT pay_id, created_at AS at FROM payment_events WHERE final AND pay_id = ANY($1)`, [payIds]);
+  await c.end();
+  const lat = rows.filter((r) => arrivals.has(r.pay_id)).map((r) => arrivals.get(r.pay_id)! - r.at.getTime()).sort((a, b) => a - b);
+  return {
+    targetRate: CALLBACK_RATE,
+    achievedRate: Math.round(payIds.length / elapsed),
+    paid: payIds.length,
+    delivered: arrivals.size,
+    skipped,
+    errors,
+    p50: pct(lat, 50),
+    p99: pct(lat, 99),
+    max: lat.at(-1) ?? 0,
+  };
+}
+
 function checkoutLines(c: Awaited<ReturnType<typeof benchCheckout>> | undefined): string[] {
   if (!c) return [];
   return [
@@ -178,6 +258,15 @@ function checkoutLines(c: Awaited<ReturnType<typeof benchCheckout>> | undefined)
     `checkout page render, PostgreSQL, 32 connections: ${Math.round(c.render.rps)} pages/s, p50 ${c.render.p50} ms, p99 ${c.render.p99} ms, errors ${c.render.non2xx + c.render.errors}`,
     `checkout page weight with everything it loads: card ${c.pageWeightBytes.card.total} B (${c.pageWeightBytes.card.resources} resources), Web QR ${c.pageWeightBytes.qr.total} B (target ≤ 100 KB)`,
     `create + pay through /simulate, 32 workers: ${c.createAndPay.perSecond} payments/s, p50 ${c.createAndPay.p50} ms, p99 ${c.createAndPay.p99} ms, errors ${c.createAndPay.errors}`,
+  ];
+}
+
+function callbackLines(c: Awaited<ReturnType<typeof benchCallbacks>> | undefined): string[] {
+  if (!c) return [];
+  return [
+    '',
+    `callbacks, PostgreSQL: payments paid at ${c.achievedRate}/s (asked ${c.targetRate}/s; ${c.skipped} arrivals skipped at 256 in flight, ${c.errors} errors); ${c.delivered}/${c.paid} callbacks received`,
+    `callback latency, final-status commit → receiver: p50 ${c.p50} ms, p99 ${c.p99} ms, max ${c.max} ms (targets p50 ≤ 50 ms, p99 ≤ 250 ms at ≥ 300/s)`,
   ];
 }
 
@@ -207,6 +296,7 @@ async function main() {
         if (floor) floorLoad = mean(floorRuns);
         if (gw) pgRun = { load: mean(gwRuns), rssMb: peakRssMb(gw.proc.child.pid!) };
         if (gw && ONLY.has('checkout')) results.checkout = await benchCheckout(gw);
+        if (gw && ONLY.has('callbacks')) results.callbacks = await benchCallbacks(gw, gwDb.url);
         results.roundsRps = { floor: floorRuns.map((r) => r.rps), createPaymentPostgres: gwRuns.map((r) => r.rps) };
       } finally {
         await floor?.stop();
@@ -241,6 +331,7 @@ async function main() {
       '',
       `create-payment / floor = ${ratio} (target ≥ 0.6); p99 ${pgRun.load.p99.toFixed(1)} ms (target ≤ 25 ms)`,
       ...checkoutLines(results.checkout as Awaited<ReturnType<typeof benchCheckout>> | undefined),
+      ...callbackLines(results.callbacks as Awaited<ReturnType<typeof benchCallbacks>> | undefined),
     ].join('\n');
     console.log(table);
     fs.writeFileSync(process.env.BENCH_OUT ?? path.join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);

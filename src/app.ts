@@ -49,8 +49,9 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
       info: {
         title: 'Karibche payment gateway API',
         version: '1.0.0',
-        description:
-          'Merchant API (/v1/gateway), operator API (/admin/v1) and sandbox tools (/sandbox/v1). Errors: /docs/errors.',
+        description: `Merchant API (/v1/gateway), operator API (/admin/v1) and sandbox tools (/sandbox/v1). Errors: /docs/errors.${
+          config.callbackSourceAddresses.length ? ` Callbacks are sent from ${config.callbackSourceAddresses.join(', ')}: allow these addresses on your callback endpoint.` : ''
+        }`,
       },
       servers: [{ url: config.publicUrl }],
       components: {

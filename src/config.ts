@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { parseAmount } from './payments/money.ts';
 
@@ -90,6 +91,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (!/^[a-z0-9-]+$/i.test(a)) throw new ConfigError(`KARIBCHE_PATH_ALIASES entry "${a}" must be a plain path segment`);
   }
 
+  const callbackLocalAddress = env.KARIBCHE_CALLBACK_LOCAL_ADDRESS || undefined;
+  if (callbackLocalAddress && isIP(callbackLocalAddress) === 0) throw new ConfigError(`KARIBCHE_CALLBACK_LOCAL_ADDRESS is not an IP address: "${callbackLocalAddress}"`);
+  const callbackSourceAddresses = (env.KARIBCHE_CALLBACK_SOURCE_ADDRESSES ?? '').split(',').map((a) => a.trim()).filter(Boolean);
+  for (const a of callbackSourceAddresses) if (isIP(a) === 0) throw new ConfigError(`KARIBCHE_CALLBACK_SOURCE_ADDRESSES entry "${a}" is not an IP address`);
+
   return {
     mode,
     port,
@@ -116,7 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     callbackTimeoutMs: int(env, 'KARIBCHE_CALLBACK_TIMEOUT_MS', 10_000, 100, 120_000),
     callbackConcurrency: int(env, 'KARIBCHE_CALLBACK_CONCURRENCY', 32, 1, 1000),
     callbackPollMs: int(env, 'KARIBCHE_CALLBACK_POLL_MS', 1000, 10, 60_000),
-    callbackLocalAddress: env.KARIBCHE_CALLBACK_LOCAL_ADDRESS || undefined,
-    callbackSourceAddresses: (env.KARIBCHE_CALLBACK_SOURCE_ADDRESSES ?? '').split(',').map((a) => a.trim()).filter(Boolean),
+    callbackLocalAddress,
+    callbackSourceAddresses,
   };
 }

@@ -7,6 +7,10 @@ import { signatureHeader } from './signature.ts';
 
 export const EXCERPT_BYTES = 1024;
 
+// Connections to merchants are kept alive and reused (a new TCP handshake per callback was the
+// dispatcher's main cost under load). A reused socket was checked by the guard when it opened.
+const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) };
+
 export interface SendOptions {
   timeoutMs: number;
   /** Refuse non-public addresses (production mode). */
@@ -45,6 +49,7 @@ export async function sendCallback(
     return done({ httpStatus: null, error: `callback host ${target.hostname} is a non-public address`, excerpt: null });
   }
   const client = target.protocol === 'https:' ? https : http;
+  const agent = target.protocol === 'https:' ? agents.https : agents.http;
   return new Promise<SendResult>((resolve) => {
     const req = client.request(
       target,
@@ -61,7 +66,9 @@ export async function sendCallback(
         lookup: opts.guard ? guardedLookup : undefined,
         localAddress: opts.localAddress,
         signal: AbortSignal.timeout(opts.timeoutMs),
-        agent: false,
+        // Guarded (production) and bound requests get their own connections: a pooled socket may
+        // not have gone through this request's lookup or local address.
+        agent: opts.guard || opts.localAddress ? false : agent,
       },
       (res) => {
         const chunks: Buffer[] = [];

@@ -52,24 +52,29 @@ export interface AttemptRecord {
   delivered: boolean;
 }
 
-/** Logs the attempt and moves the delivery on: delivered, the next retry, or failed after 3 days. */
+/**
+ * Logs the attempt and moves the delivery on — delivered, the next retry, or failed after 3 days —
+ * in one statement (one commit). The attempt number guards against a stale dispatcher whose lease
+ * ran out: its result is logged but moves nothing.
+ */
 export async function recordAttempt(q: Queryable, a: AttemptRecord, now: Date): Promise<string> {
-  await q.query(
-    `INSERT INTO callback_attempts (event_id, pay_id, attempt, url, started_at, duration_ms, http_status, error, response_excerpt)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [a.eventId, a.payId, a.attempt, a.url, a.startedAt, a.durationMs, a.httpStatus, a.error, a.excerpt],
-    'insert_callback_attempt',
-  );
-  const { rows } = await q.query<{ status: string }>(
-    a.delivered
-      ? `UPDATE callback_deliveries SET status = 'delivered', delivered_at = $2, lease_until = NULL, last_status = $3, last_error = NULL
-         WHERE event_id = $1 AND attempts = $4 RETURNING status`
-      : `UPDATE callback_deliveries SET
-           status = CASE WHEN $2::timestamptz + karibche_callback_backoff(attempts) > created_at + make_interval(days => ${RETRY_DAYS}) THEN 'failed' ELSE 'pending' END,
-           next_attempt_at = $2::timestamptz + karibche_callback_backoff(attempts),
-           lease_until = NULL, last_status = $3, last_error = $5
-         WHERE event_id = $1 AND attempts = $4 RETURNING status`,
-    a.delivered ? [a.eventId, now, a.httpStatus, a.attempt] : [a.eventId, now, a.httpStatus, a.attempt, a.error ?? `HTTP ${a.httpStatus}`],
+  const { rows } = await q.query<{ status: string | null }>(
+    `WITH log AS (
+       INSERT INTO callback_attempts (event_id, pay_id, attempt, url, started_at, duration_ms, http_status, error, response_excerpt)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)),
+     moved AS (
+       UPDATE callback_deliveries SET
+         status = CASE WHEN $10 THEN 'delivered'
+                       WHEN $11::timestamptz + karibche_callback_backoff(attempts) > created_at + make_interval(days => ${RETRY_DAYS}) THEN 'failed'
+                       ELSE 'pending' END,
+         next_attempt_at = CASE WHEN $10 THEN next_attempt_at ELSE $11::timestamptz + karibche_callback_backoff(attempts) END,
+         delivered_at = CASE WHEN $10 THEN $11::timestamptz ELSE delivered_at END,
+         lease_until = NULL, last_status = $7, last_error = $12
+       WHERE event_id = $1 AND attempts = $3 AND status = 'delivering'
+       RETURNING status)
+     SELECT (SELECT status FROM moved) AS status`,
+    [a.eventId, a.payId, a.attempt, a.url, a.startedAt, a.durationMs, a.httpStatus, a.error, a.excerpt, a.delivered, now, a.delivered ? null : (a.error ?? `HTTP ${a.httpStatus}`)],
+    'record_callback_attempt',
   );
   return rows[0]?.status ?? 'superseded';
 }
