@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import type { MerchantDirectory } from '../merchants/directory.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { Db } from '../store/db.ts';
-import { sendCallback } from './send.ts';
+import { sendCallback, sendOptionsFor } from './send.ts';
 import { activeSecrets } from './signature.ts';
 import { CALLBACK_CHANNEL, claimDue, recordAttempt, type Claimed } from './store.ts';
 
@@ -104,7 +104,7 @@ export class CallbackDispatcher {
           c.url,
           c.pay_id,
           { callbackId: callbackId(c.event_id), sequence: c.seq, secrets: activeSecrets(merchant, startedAt), timestamp: Math.floor(startedAt.getTime() / 1000) },
-          { timeoutMs: config.callbackTimeoutMs, guard: config.mode === 'production', localAddress: config.callbackLocalAddress },
+          sendOptionsFor(config),
         )
       : { httpStatus: null, error: 'merchant not found', excerpt: null, durationMs: 0 };
     const delivered = result.httpStatus !== null && result.httpStatus >= 200 && result.httpStatus < 300;

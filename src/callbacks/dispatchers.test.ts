@@ -3,15 +3,11 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { Clock } from '../clock.ts';
-import { loadConfig } from '../config.ts';
-import { createGateway, type Gateway } from '../gateway.ts';
-import { createLogger } from '../logger.ts';
+import type { Gateway } from '../gateway.ts';
 import { attemptPayment } from '../payments/attempt.ts';
-import { openPostgres } from '../store/postgres.ts';
 import { freePort } from '../testing/browser.ts';
 import { BACKENDS, openTestDb } from '../testing/databases.ts';
-import { ADMIN_TOKEN, MerchantClient, basicPayment, startTestGateway, type TestGateway } from '../testing/harness.ts';
+import { ADMIN_TOKEN, MerchantClient, basicPayment, secondGateway, startTestGateway, type TestGateway } from '../testing/harness.ts';
 import { Receiver } from '../testing/receiver.ts';
 
 const CARD = { number: '4111111111111111', expMonth: 12, expYear: 2030, securityCode: '123', holder: 'A' };
@@ -24,10 +20,7 @@ if (BACKENDS.includes('postgres')) {
     before(async () => {
       t = await startTestGateway('postgres');
       rx = await new Receiver().start();
-      for (let i = 0; i < 2; i++) {
-        const config = loadConfig({ KARIBCHE_MODE: 'sandbox', KARIBCHE_DATA_DIR: t.testDb.dataDir, KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'silent', DATABASE_URL: t.testDb.url! });
-        others.push(await createGateway(config, { db: await openPostgres(t.testDb.url!, { poolSize: 5 }), clock: new Clock(), background: false, log: createLogger('silent') }));
-      }
+      for (let i = 0; i < 2; i++) others.push(await secondGateway(t));
     });
     after(async () => {
       for (const g of others) {
@@ -58,8 +51,7 @@ if (BACKENDS.includes('postgres')) {
     });
 
     it('wakes on the commit notification instead of waiting for the poll', async () => {
-      const config = loadConfig({ KARIBCHE_MODE: 'sandbox', KARIBCHE_DATA_DIR: t.testDb.dataDir, KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'silent', DATABASE_URL: t.testDb.url!, KARIBCHE_CALLBACK_POLL_MS: '60000', KARIBCHE_SWEEP_INTERVAL_MS: '60000' });
-      const live = await createGateway(config, { db: await openPostgres(t.testDb.url!, { poolSize: 5 }), clock: new Clock(), log: createLogger('silent') });
+      const live = await secondGateway(t, { KARIBCHE_CALLBACK_POLL_MS: '60000', KARIBCHE_SWEEP_INTERVAL_MS: '60000' }, { background: true });
       try {
         const m = await MerchantClient.create(t);
         const id = (await m.createPayment(basicPayment({ callbackUrl: rx.url }))).json().payId;

@@ -19,6 +19,11 @@ export interface SendOptions {
   localAddress?: string;
 }
 
+/** The options every callback of this gateway is sent with. */
+export function sendOptionsFor(config: { callbackTimeoutMs: number; mode: string; callbackLocalAddress?: string }): SendOptions {
+  return { timeoutMs: config.callbackTimeoutMs, guard: config.mode === 'production', localAddress: config.callbackLocalAddress };
+}
+
 export interface SendResult {
   httpStatus: number | null;
   error: string | null;

@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { loadConfig } from '../config.ts';
-import { Clock } from '../clock.ts';
-import { createGateway, type Gateway } from '../gateway.ts';
-import { createLogger } from '../logger.ts';
-import { openPostgres } from '../store/postgres.ts';
+import type { Gateway } from '../gateway.ts';
 import { BACKENDS } from '../testing/databases.ts';
-import { MerchantClient, accessToken, basicPayment, startTestGateway, useGateway, type TestGateway } from '../testing/harness.ts';
+import { MerchantClient, accessToken, basicPayment, secondGateway, startTestGateway, useGateway, type TestGateway } from '../testing/harness.ts';
 
 const events = async (t: TestGateway, payId: string) =>
   (await t.gw.services.db.query<{ seq: number; status: string; final: boolean }>('SELECT seq, status, final FROM payment_events WHERE pay_id = $1 ORDER BY seq', [payId])).rows;
@@ -75,12 +71,8 @@ if (BACKENDS.includes('postgres')) {
     let third: Gateway;
     before(async () => {
       t = await startTestGateway('postgres');
-      const open = async () => {
-        const config = loadConfig({ KARIBCHE_MODE: 'sandbox', KARIBCHE_DATA_DIR: t.testDb.dataDir, KARIBCHE_ADMIN_TOKEN: 'test-admin-token-0123456789abcdef', LOG_LEVEL: 'silent', DATABASE_URL: t.testDb.url! });
-        return createGateway(config, { db: await openPostgres(t.testDb.url!, { poolSize: 5 }), clock: new Clock(), background: false, log: createLogger('silent') });
-      };
-      second = await open();
-      third = await open();
+      second = await secondGateway(t);
+      third = await secondGateway(t);
     });
     after(async () => {
       for (const g of [second, third]) {

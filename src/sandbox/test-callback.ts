@@ -6,7 +6,7 @@ import { adminAuth } from '../admin/auth.ts';
 import { ERRORS } from '../api/errors.ts';
 import { problem } from '../api/problem.ts';
 import { errorResponses } from '../api/schemas.ts';
-import { sendCallback } from '../callbacks/send.ts';
+import { sendCallback, sendOptionsFor } from '../callbacks/send.ts';
 import { activeSecrets } from '../callbacks/signature.ts';
 import { randomHex } from '../payments/ids.ts';
 import type { Services } from '../services.ts';
@@ -52,7 +52,7 @@ export function testCallbackRoute(app: FastifyInstance, s: Services): void {
         target,
         paymentId,
         { callbackId, sequence: 1, secrets: activeSecrets(merchant, now), timestamp: Math.floor(now.getTime() / 1000) },
-        { timeoutMs: s.config.callbackTimeoutMs, guard: s.config.mode === 'production', localAddress: s.config.callbackLocalAddress },
+        sendOptionsFor(s.config),
       );
       return { callbackId, paymentId, url: target, httpStatus: r.httpStatus, error: r.error, durationMs: r.durationMs, response: r.excerpt };
     },

@@ -6,6 +6,7 @@ import { Clock } from '../clock.ts';
 import { loadConfig } from '../config.ts';
 import { createGateway, type Gateway } from '../gateway.ts';
 import { createLogger } from '../logger.ts';
+import { openPostgres } from '../store/postgres.ts';
 import { openTestDb, type Backend, type TestDb } from './databases.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
@@ -45,6 +46,15 @@ export async function startTestGateway(backend: Backend, env: Record<string, str
       await testDb.drop();
     },
   };
+}
+
+/**
+ * Another gateway process on the same PostgreSQL database as `t` (its own pool, clock and caches),
+ * as a second host would be. Close it with close() and then its services.db.close().
+ */
+export async function secondGateway(t: TestGateway, env: Record<string, string> = {}, opts: { background?: boolean } = {}): Promise<Gateway> {
+  const config = loadConfig({ KARIBCHE_MODE: 'sandbox', KARIBCHE_DATA_DIR: t.testDb.dataDir, KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'silent', DATABASE_URL: t.testDb.url!, ...env });
+  return createGateway(config, { db: await openPostgres(t.testDb.url!, { poolSize: 5 }), clock: new Clock(), background: opts.background ?? false, log: createLogger('silent') });
 }
 
 export interface Credentials {
