@@ -12,6 +12,7 @@ import { BODY_LIMIT, registerHttpConventions } from './api/http.ts';
 import { problem, sendProblem } from './api/problem.ts';
 import { accessTokenRoute } from './api/routes/access-token.ts';
 import { callbackRoutes } from './api/routes/callbacks.ts';
+import { operationRoutes } from './api/routes/operations.ts';
 import { paymentRoutes } from './api/routes/payments.ts';
 import { ProblemSchema } from './api/schemas.ts';
 import { apiSecurityHeaders } from './api/security-headers.ts';
@@ -101,6 +102,7 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
         accessTokenRoute(scope, s, failures, hide);
         paymentRoutes(scope, s, `/v1/${product}`, hide);
         callbackRoutes(scope, s, hide);
+        operationRoutes(scope, s, `/v1/${product}`, hide);
       },
       { prefix: `/v1/${product}` },
     );

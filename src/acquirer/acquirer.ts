@@ -54,10 +54,13 @@ export interface Acquirer {
   completeChallenge(challengeId: string, code: string): Promise<AcquirerResult>;
   /** What became of an attempt (after a timeout or a crash). */
   status(reference: string): Promise<AcquirerResult>;
-  capture(transactionId: string, amount: number): Promise<{ ok: true } | { ok: false; resultCode: string }>;
-  void(transactionId: string): Promise<{ ok: true } | { ok: false; resultCode: string }>;
-  refund(transactionId: string, amount: number, split?: { iban: string; amount: number } | null): Promise<{ ok: true } | { ok: false; resultCode: string }>;
+  /** Capture, void and refund are idempotent per reference (a retry after a crash repeats nothing). */
+  capture(reference: string, transactionId: string, amount: number): Promise<OperationResult>;
+  void(reference: string, transactionId: string): Promise<OperationResult>;
+  refund(reference: string, transactionId: string, amount: number, split?: { iban: string; amount: number } | null): Promise<OperationResult>;
 }
+
+export type OperationResult = { ok: true } | { ok: false; resultCode: string };
 
 /** Thrown when the acquirer does not answer in time; the attempt stays Processing for the reconciler. */
 export class AcquirerTimeout extends Error {}

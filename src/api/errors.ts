@@ -75,8 +75,8 @@ export const ERRORS = {
   invalidClientCredentials: def(400, '001', 'Invalid client credentials', ['access-token'], 'client_id or client_secret is missing or wrong.'),
 
   // create-payment rules (each also appears per field in invalidParams).
-  amountOutOfRange: def(400, '010', 'Amount out of range', CREATE, 'The total must be greater than 0 (0 only with saveCard) and at most the configured maximum.'),
-  currencyNotEnabled: def(400, '011', 'Currency not enabled', CREATE, 'The currency is not enabled for this merchant.'),
+  amountOutOfRange: def(400, '010', 'Amount out of range', [...CREATE, 'execute-payment'], 'The total must be greater than 0 (0 only with saveCard) and at most the configured maximum.'),
+  currencyNotEnabled: def(400, '011', 'Currency not enabled', [...CREATE, 'execute-payment'], 'The currency is not enabled for this merchant.'),
   methodNotEnabled: def(400, '012', 'Payment method not enabled', CREATE, 'A requested method is not enabled for this merchant.'),
   methodRefused: def(400, '013', 'Payment method not allowed for this payment', CREATE, 'A requested method cannot be used with this payment (installment outside GEL or in split, Google Pay with preAuth, Web QR/Apple Pay/installment with saveCard, installment in split).'),
   noMethodAvailable: def(400, '014', 'No payment method available', CREATE, 'After applying the merchant settings and the request rules no method is left to offer.'),
@@ -86,7 +86,7 @@ export const ERRORS = {
   saveCardDateInPast: def(400, '018', 'Save date in the past', CREATE, 'saveCardToDate (MMYY) is before the current month.'),
   splitInvalidIban: def(400, '019', 'Invalid split IBAN', CREATE, '`extra` is not a valid IBAN (ISO 13616 format and mod-97 check digits); the payment is not created.'),
   splitForeignIban: def(400, '020', 'Split IBAN not at this bank', CREATE, '`extra` must be a Georgian IBAN of an account at this bank (KARIBCHE_BANK_CODE).'),
-  splitAmountInvalid: def(400, '021', 'Invalid split amount', CREATE, '`extra2` must be a decimal amount > 0, not above the total and at most 99% of it.'),
+  splitAmountInvalid: def(400, '021', 'Invalid split amount', [...CREATE, 'execute-payment'], '`extra2` must be a decimal amount > 0, not above the total and at most 99% of it.'),
   splitCurrency: def(400, '022', 'Split payments are GEL only', CREATE, 'A split payment must be in GEL.'),
   splitIncomplete: def(400, '023', 'Split needs extra and extra2', CREATE, 'For a merchant enrolled in split, `extra` (IBAN) and `extra2` (amount) must be sent together.'),
   // Customer actions (checkout page JSON endpoints and the sandbox simulate endpoint).
@@ -95,7 +95,17 @@ export const ERRORS = {
   bankLoginFailed: def(400, '032', 'Internet bank login failed', ['sandbox', 'checkout'], 'Unknown internet-bank user or wrong password (see the README for the test users); no attempt was used.', 'bank_login_failed'),
   csrfFailed: def(403, '001', 'Form expired', ['checkout'], 'The form\'s security token is missing or does not match this browser session; reload the page.'),
   nothingToRedeliver: def(400, '040', 'Nothing to redeliver', ['callbacks'], 'The payment has no callback yet (it has not reached a final status), or its latest callback is being delivered right now.'),
-  testModeLimit: def(400, '024', 'Amount above the test-mode limit', CREATE, 'The merchant is in test mode and the total is above its per-payment limit.'),
+  // cancel-payment and complete-payment business rejections (resultCode decline_general).
+  notCancellable: def(400, '050', 'Operation not allowed in this status', ['cancel-payment', 'complete-payment'], 'Cancel needs Succeeded, PartialReturned or WaitingConfirm; completion needs WaitingConfirm.', 'decline_general'),
+  amountNotRefundable: def(400, '051', 'Amount not allowed', ['cancel-payment', 'complete-payment'], 'Cancel: 0 < amount ≤ what is still refundable. Completion: 0 < amount ≤ the authorised amount, and at least the split amount.', 'decline_general'),
+  preAuthPartialCancel: def(400, '052', 'Partial cancel of a pre-authorisation', ['cancel-payment'], 'A WaitingConfirm payment can only be cancelled in full; complete it with the smaller amount instead and the rest is released.', 'decline_general'),
+  sameDayCancel: def(400, '053', 'Already cancelled today', ['cancel-payment'], 'On the day of the transaction a payment can be cancelled once; apply to the bank for the rest, or refund on a later day.', 'decline_general'),
+  splitCancelInvalid: def(400, '054', 'Invalid split cancel', ['cancel-payment'], '`extra` must be the payment\'s split IBAN and `extra2` the amount taken from it: 0 ≤ extra2 ≤ min(amount, split refundable), amount − extra2 ≤ merchant refundable.', 'decline_general'),
+  acquirerRefused: def(400, '055', 'Refused by the acquirer', ['cancel-payment', 'complete-payment'], 'The acquirer refused the operation; `resultCode` says why. Nothing changed.', 'decline_general'),
+  blockExpired: def(400, '056', 'Pre-authorisation expired', ['complete-payment'], 'The block window has passed; the payment was or will be returned.', 'decline_general'),
+  operationInProgress: def(409, '002', 'Another operation is in progress', ['cancel-payment', 'complete-payment'], 'The payment is being cancelled or completed by another request right now; retry in a moment.'),
+  cardNotUsable: def(400, '060', 'Saved card not usable', ['execute-payment'], 'The saved card is deleted, not yet active (its pre-authorisation is not completed), or past its save date.', 'decline_general'),
+  testModeLimit: def(400, '024', 'Amount above the test-mode limit', [...CREATE, 'execute-payment'], 'The merchant is in test mode and the total is above its per-payment limit.'),
 } as const satisfies Record<string, ErrorDef>;
 
 export type ErrorName = keyof typeof ERRORS;

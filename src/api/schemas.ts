@@ -123,3 +123,41 @@ export const PaymentResponse = Type.Object({
 });
 
 export const PayIdParams = Type.Object({ payId: Type.String() });
+
+export const CancelBody = Type.Object({
+  amount: Type.Optional(Decimal),
+  extra: Type.Optional(Type.String({ description: 'Split payments: the split IBAN' })),
+  extra2: Type.Optional(Type.Union([Type.String(), Type.Number()], { description: 'Split payments: the amount taken from that IBAN' })),
+});
+export const CancelResponse = Type.Object({
+  status: Type.String(),
+  amount: Type.Number(),
+  returnedAmount: Type.Number(),
+  httpStatusCode: Type.Integer(),
+  developerMessage: Type.Union([Type.String(), Type.Null()]),
+  userMessage: Type.Union([Type.String(), Type.Null()]),
+});
+export const CompletionBody = Type.Object({ amount: Decimal });
+export const CompletionResponse = Type.Object({
+  status: Type.String(),
+  amount: Type.Number(),
+  confirmedAmount: Type.Union([Type.Number(), Type.Null()]),
+  httpStatusCode: Type.Integer(),
+  developerMessage: Type.Union([Type.String(), Type.Null()]),
+  userMessage: Type.Union([Type.String(), Type.Null()]),
+});
+export const ExecutionBody = Type.Object({
+  recId: Type.String(),
+  money: Type.Object({ amount: Decimal, currency: Type.String() }),
+  preAuth: Type.Optional(Type.Boolean()),
+  initiator: Type.Optional(Type.String({ description: 'client (default) or merchant' })),
+  merchantPaymentId: Type.Optional(Type.String()),
+  extra: Type.Optional(Type.String()),
+  extra2: Type.Optional(Type.Union([Type.String(), Type.Number()])),
+});
+export const RecIdParams = Type.Object({ recId: Type.String() });
+export const DeletedResponse = Type.Object({
+  httpStatusCode: Type.Integer(),
+  developerMessage: Type.Union([Type.String(), Type.Null()]),
+  userMessage: Type.Union([Type.String(), Type.Null()]),
+});

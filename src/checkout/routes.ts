@@ -57,7 +57,7 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
   };
 
   function csp(reply: FastifyReply, payment: PaymentRow | null): void {
-    const returnOrigin = payment ? new URL(payment.return_url).origin : '';
+    const returnOrigin = payment?.return_url ? new URL(payment.return_url).origin : '';
     reply.header(
       'Content-Security-Policy',
       `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self' ${returnOrigin}; frame-ancestors 'none'; base-uri 'none'${upgrade}`,
@@ -120,7 +120,7 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
 
   /** Where the customer goes after an action: the merchant (skipInfoMessage) or the page again. */
   function after(reply: FastifyReply, payment: PaymentRow, lang: string | undefined, method?: number) {
-    if (isFinal(payment.status as Status) && payment.skip_info_message) return reply.redirect(payment.return_url, 303);
+    if (isFinal(payment.status as Status) && payment.skip_info_message && payment.return_url) return reply.redirect(payment.return_url, 303);
     return reply.redirect(pageUrl(payment.pay_id, lang, payment.status === STATUS.created ? method : undefined), 303);
   }
 

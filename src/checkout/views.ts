@@ -184,7 +184,7 @@ export function resultPage(c: PageContext): string {
     }
   })();
   const body = html`${summary(c, false)}<section class="result" aria-live="polite"><h1 class="${cls}">${title}</h1>
-${detail ? html`<p>${detail}</p>` : ''}<a class="button-link" href="${p.return_url}">${t.returnToShop}</a></section>`;
+${detail ? html`<p>${detail}</p>` : ''}${p.return_url ? html`<a class="button-link" href="${p.return_url}">${t.returnToShop}</a>` : ''}</section>`;
   return layout(c, title, body);
 }
 

@@ -12,6 +12,7 @@ import { STATUS } from './statuses.ts';
 
 export type AttemptDetails =
   | { method: 5; card: CardDetails }
+  | { method: 11; cardToken: string }
   | { method: 4 | 7 | 8 | 9 | 14; outcome: 'approve' | 'decline'; declineCode?: string };
 
 export class NotPayable extends Error {
@@ -56,7 +57,9 @@ export async function settle(s: Deps, payId: string, attempt: number, result: Ac
       case 'challenge':
         return (await updatePayment(q, payId, STATUS.processing, STATUS.processing, { challenge_id: result.challengeId }, now))!;
       case 'declined': {
-        const to = row.attempts >= s.config.maxAttempts ? STATUS.failed : STATUS.created;
+        // A saved-card charge has no customer to retry: its one decline is final.
+        const limit = row.payment_method === 11 ? 1 : s.config.maxAttempts;
+        const to = row.attempts >= limit ? STATUS.failed : STATUS.created;
         return (await updatePayment(q, payId, STATUS.processing, to, { result_code: result.resultCode, challenge_id: null }, now))!;
       }
       case 'approved':
@@ -80,6 +83,7 @@ async function approve(q: Queryable, row: PaymentRow, r: Extract<AcquirerResult,
       card_expiry: r.cardExpiry ?? null,
       challenge_id: null,
       pre_auth_expires_at: row.pre_auth ? new Date(now.getTime() + r.blockDays * 86_400_000) : null,
+      paid_at: now,
     },
     now,
   ))!;
@@ -110,10 +114,11 @@ export async function attemptPayment(s: Deps, payId: string, details: AttemptDet
       method: details.method,
       preAuth: row.pre_auth,
       card: 'card' in details ? details.card : undefined,
+      cardToken: 'cardToken' in details ? details.cardToken : undefined,
       walletOutcome: 'outcome' in details ? details.outcome : undefined,
       declineCode: 'outcome' in details ? details.declineCode : undefined,
       split: row.split_iban ? { iban: row.split_iban, amount: row.split_amount ?? 0 } : null,
-      tokenise: row.save_card,
+      tokenise: row.save_card && details.method === 5,
     }),
   );
   return settle(s, payId, row.attempts, result);

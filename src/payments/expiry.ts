@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../store/db.ts';
-import { lockPayment, expireDue, transition } from './store.ts';
+import { expireDue, lockPayment, releaseExpiredBlocks, transition } from './store.ts';
 import { STATUS } from './statuses.ts';
 
 const BATCH = 500;
@@ -43,6 +43,12 @@ export class ExpirySweeper {
       const expired = await expireDue(this.db, this.clock.now(), BATCH);
       total += expired.length;
       if (expired.length < BATCH) break;
+    }
+    // Pre-authorisations past their block window go back to the customer (SPEC 6).
+    for (;;) {
+      const released = await releaseExpiredBlocks(this.db, this.clock.now(), BATCH);
+      if (released.length) this.log.info({ released: released.length }, 'released expired pre-authorisation blocks');
+      if (released.length < BATCH) break;
     }
     if (total > 0) {
       this.log.info({ expired: total }, 'expired payments');

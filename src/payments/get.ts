@@ -18,7 +18,8 @@ export async function getPayment(s: Pick<Services, 'config' | 'db' | 'clock'>, c
     await expireOne(s.db, payId, s.clock.now());
     row = (await selectPayment(s.db, clientId, payId))!;
   }
-  const card = row.rec_id ? await selectSavedCard(s.db, row.rec_id) : null;
+  const recId = row.rec_id ?? row.charged_rec_id;
+  const card = recId ? await selectSavedCard(s.db, recId) : null;
   const recurringCard = card && card.status === 'active' ? { recId: card.rec_id, cardMask: card.card_mask, expiryDate: card.valid_to } : null;
   return paymentView(row, paymentLinks(s.config.publicUrl, productPath, payId), recurringCard);
 }

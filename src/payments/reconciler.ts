@@ -3,7 +3,8 @@
 // row and ignores an attempt already settled, so two reconcilers never apply one answer twice.
 import type { Services } from '../services.ts';
 import { reconcileOne } from './attempt.ts';
-import { selectStuckProcessing } from './store.ts';
+import { reconcileOperation } from './operations.ts';
+import { selectStuckOperations, selectStuckProcessing } from './store.ts';
 
 const BATCH = 100;
 
@@ -15,6 +16,10 @@ export async function reconcile(s: Pick<Services, 'db' | 'clock' | 'acquirer' | 
     const row = await reconcileOne(s, p.pay_id, p.attempts);
     if (row.status !== 'Processing') settled++;
   }
-  if (settled) s.log.info({ settled }, 'reconciled payments stuck in Processing');
+  for (const payId of await selectStuckOperations(s.db, before, BATCH)) {
+    await reconcileOperation(s, payId);
+    settled++;
+  }
+  if (settled) s.log.info({ settled }, 'reconciled payments stuck in a processing status');
   return settled;
 }

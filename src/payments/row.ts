@@ -13,7 +13,7 @@ export interface PaymentRow {
   shipping: number | null;
   confirmed_amount: number | null;
   returned_amount: number;
-  return_url: string;
+  return_url: string | null;
   callback_url: string | null;
   extra: string | null;
   extra2: string | null;
@@ -45,6 +45,9 @@ export interface PaymentRow {
   /** The 3-D Secure challenge the current attempt waits for. */
   challenge_id: string | null;
   attempts: number;
+  paid_at: Date | null;
+  /** The saved card a merchant-initiated charge used. */
+  charged_rec_id: string | null;
   event_seq: number;
   created_at: Date;
   updated_at: Date;

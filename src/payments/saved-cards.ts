@@ -33,3 +33,14 @@ export async function selectSavedCard(q: Queryable, recId: string): Promise<Save
   const { rows } = await q.query<SavedCardRow>('SELECT * FROM saved_cards WHERE rec_id = $1', [recId]);
   return rows[0] ?? null;
 }
+
+/** A pre-authorised payment's card becomes usable when the payment is completed. */
+export async function activateSavedCard(q: Queryable, recId: string, now: Date): Promise<void> {
+  await q.query(`UPDATE saved_cards SET status = 'active', updated_at = $2 WHERE rec_id = $1 AND status = 'pending'`, [recId, now]);
+}
+
+/** Deletes a merchant's saved card; false when it has none with that recId. Deleting twice is fine. */
+export async function deleteSavedCard(q: Queryable, clientId: string, recId: string, now: Date): Promise<boolean> {
+  const { rowCount } = await q.query(`UPDATE saved_cards SET status = 'deleted', updated_at = $3 WHERE rec_id = $1 AND client_id = $2`, [recId, clientId, now]);
+  return rowCount > 0;
+}

@@ -9,6 +9,8 @@ export interface InsertPayment {
   payId: string;
   clientId: string;
   recId: string | null;
+  /** A saved-card charge: the card used and who initiated it. */
+  charge?: { recId: string; initiator: 'client' | 'merchant' };
   payment: NewPayment;
   now: Date;
   expiresAt: Date;
@@ -24,14 +26,15 @@ export async function insertPayment(q: Queryable, p: InsertPayment): Promise<voi
     `INSERT INTO payments (pay_id, client_id, status, currency, amount, subtotal, tax, shipping, return_url,
        callback_url, extra, extra2, split_iban, split_amount, split_returned_amount, user_ip, expiration_minutes,
        expires_at, methods, installment_products, pre_auth, language, merchant_payment_id, skip_info_message,
-       save_card, save_card_to_date, rec_id, description, created_at, updated_at)
-     VALUES ($1,$2,'Created',$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$28)`,
+       save_card, save_card_to_date, rec_id, description, created_at, updated_at, charged_rec_id, initiator)
+     VALUES ($1,$2,'Created',$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$28,$29,$30)`,
     [
       p.payId, p.clientId, n.currency, n.amount, n.subtotal, n.tax, n.shipping, n.returnUrl,
       n.callbackUrl, n.extra, n.extra2, n.split?.iban ?? null, n.split?.amount ?? null, n.split ? 0 : null, n.userIp,
       n.expirationMinutes, p.expiresAt, n.methods,
       n.installmentProducts ? JSON.stringify(n.installmentProducts) : null, n.preAuth, n.language,
       n.merchantPaymentId, n.skipInfoMessage, n.saveCard, n.saveCardToDate, p.recId, n.description, p.now,
+      p.charge?.recId ?? null, p.charge?.initiator ?? 'client',
     ],
     'insert_payment',
   );
@@ -115,12 +118,13 @@ export type PaymentPatch = Partial<
     | 'confirmed_amount'
     | 'returned_amount'
     | 'split_returned_amount'
+    | 'paid_at'
   >
 >;
 
 const PATCHABLE = new Set<string>([
   'attempts', 'payment_method', 'transaction_id', 'rrn', 'result_code', 'card_mask', 'card_expiry',
-  'challenge_id', 'pre_auth_expires_at', 'confirmed_amount', 'returned_amount', 'split_returned_amount',
+  'challenge_id', 'pre_auth_expires_at', 'confirmed_amount', 'returned_amount', 'split_returned_amount', 'paid_at',
 ]);
 
 /**
@@ -158,4 +162,31 @@ export async function selectStuckProcessing(q: Queryable, before: Date, limit: n
     [before, limit],
   );
   return rows;
+}
+
+/** Pre-authorisations whose block window has passed: Returned, everything released. */
+export async function releaseExpiredBlocks(q: Queryable, now: Date, limit: number): Promise<string[]> {
+  const { rows } = await q.query<{ pay_id: string }>(
+    `WITH due AS (
+       SELECT pay_id FROM payments WHERE status = 'WaitingConfirm' AND pre_auth_expires_at <= $1
+       ORDER BY pre_auth_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED),
+     u AS (
+       UPDATE payments p SET status = 'Returned', returned_amount = p.amount,
+         split_returned_amount = CASE WHEN p.split_iban IS NULL THEN NULL ELSE p.split_amount END,
+         event_seq = p.event_seq + 1, updated_at = $1
+       FROM due WHERE p.pay_id = due.pay_id RETURNING p.pay_id, p.event_seq)
+     INSERT INTO payment_events (pay_id, seq, status, final, created_at)
+     SELECT pay_id, event_seq, 'Returned', true, $1 FROM u RETURNING pay_id`,
+    [now, limit],
+  );
+  return rows.map((r) => r.pay_id);
+}
+
+/** Payments whose cancel or completion has been processing since before `before`. */
+export async function selectStuckOperations(q: Queryable, before: Date, limit: number): Promise<string[]> {
+  const { rows } = await q.query<{ pay_id: string }>(
+    `SELECT pay_id FROM payments WHERE status IN ('CancelPaymentProcessing', 'PaymentCompletionProcessing') AND updated_at <= $1 ORDER BY updated_at LIMIT $2`,
+    [before, limit],
+  );
+  return rows.map((r) => r.pay_id);
 }

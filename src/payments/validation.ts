@@ -60,7 +60,8 @@ export interface NewPayment {
   subtotal: number | null;
   tax: number | null;
   shipping: number | null;
-  returnUrl: string;
+  /** Null for a saved-card charge, which has no checkout to return from. */
+  returnUrl: string | null;
   callbackUrl: string | null;
   extra: string | null;
   extra2: string | null;

@@ -1,0 +1,253 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { BACKENDS } from '../testing/databases.ts';
+import { EVERYTHING, MerchantClient, SPLIT_IBAN, accessToken, basicPayment, useGateway } from '../testing/harness.ts';
+
+for (const backend of BACKENDS) {
+  describe(`cancel, completion, saved cards [${backend}]`, () => {
+    // Tbilisi is UTC+4: the tests move the clock to a fixed time of day before each business-day case.
+    const ctx = useGateway(backend);
+    const s = () => ctx.t.gw.services;
+    const refresh = async () => {
+      ctx.m.token = await accessToken(ctx.t.app, ctx.m.credentials);
+    };
+    const paid = async (over: Record<string, unknown> = {}, card = '4111111111111111') => {
+      await refresh();
+      const created = await ctx.m.createPayment(basicPayment(over));
+      assert.equal(created.statusCode, 200, created.body);
+      const id = created.json().payId as string;
+      const r = await ctx.t.admin('POST', `/sandbox/v1/payments/${id}/simulate`, { card });
+      assert.equal(r.statusCode, 200, r.body);
+      return id;
+    };
+    const cancel = (id: string, body: Record<string, unknown> = {}) => ctx.m.post(`/v1/gateway/payments/${id}/cancel`, body);
+    const complete = (id: string, amount: unknown) => ctx.m.post(`/v1/gateway/payments/${id}/completion`, { amount });
+    const get = async (id: string) => (await ctx.m.getPayment(id)).json();
+    /** Moves the gateway clock to the next 12:00 in Tbilisi (08:00 UTC), then `plusSeconds`. */
+    const toNoon = async (plusSeconds = 0) => {
+      const now = s().clock.nowMs();
+      const day = 86_400_000;
+      let target = Math.floor(now / day) * day + 8 * 3_600_000;
+      if (target <= now) target += day;
+      await s().sharedClock.advance(Math.ceil((target - now) / 1000) + plusSeconds);
+      await refresh();
+    };
+    const problem = (res: { statusCode: number; json(): any }, status: number, code: string) => {
+      assert.equal(res.statusCode, status, JSON.stringify(res.json()));
+      assert.equal(res.json().systemCode, code);
+      if (status === 400) assert.equal(res.json().resultCode, Number(code.slice(-3)) >= 50 ? 'decline_general' : 'invalid_request');
+      return res.json();
+    };
+
+    it('refunds everything with no amount: Returned, with the callback event', async () => {
+      await toNoon();
+      const id = await paid({ amount: { currency: 'GEL', total: '25.40' } });
+      const res = await cancel(id);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(res.json(), { status: 'Returned', amount: 25.4, returnedAmount: 25.4, httpStatusCode: 200, developerMessage: null, userMessage: null });
+      const p = await get(id);
+      assert.equal(p.status, 'Returned');
+      assert.equal(p.returnedAmount, 25.4);
+      const { rows } = await s().db.query<{ status: string; final: boolean }>('SELECT status, final FROM payment_events WHERE pay_id = $1 ORDER BY seq', [id]);
+      assert.deepEqual(rows.map((r) => `${r.status}:${r.final}`), ['Processing:false', 'Succeeded:true', 'CancelPaymentProcessing:false', 'Returned:true']);
+      problem(await cancel(id), 400, 'cancel-payment.400.050');
+    });
+
+    it('allows one partial cancel on the transaction day, refuses the next, and repeats partial refunds on later days', async () => {
+      await toNoon();
+      const id = await paid({ amount: { currency: 'GEL', total: 10 } });
+      const first = await cancel(id, { amount: '2.50' });
+      assert.equal(first.statusCode, 200, first.body);
+      assert.deepEqual([first.json().status, first.json().amount, first.json().returnedAmount], ['PartialReturned', 2.5, 2.5]);
+      const second = problem(await cancel(id, { amount: 1 }), 400, 'cancel-payment.400.053');
+      assert.match(second.detail, /apply to the bank/);
+      problem(await cancel(id), 400, 'cancel-payment.400.053');
+      // 23:59:59 the same day (Tbilisi): still refused.
+      await s().sharedClock.advance(12 * 3600 - 1);
+      await refresh();
+      problem(await cancel(id, { amount: 1 }), 400, 'cancel-payment.400.053');
+      // One second later it is the next business day.
+      await s().sharedClock.advance(1);
+      await refresh();
+      for (const amount of [1, '1.50', 2]) assert.equal((await cancel(id, { amount })).statusCode, 200);
+      problem(await cancel(id, { amount: 3.01 }), 400, 'cancel-payment.400.051');
+      const last = await cancel(id, { amount: 3 });
+      assert.deepEqual([last.json().status, last.json().returnedAmount], ['Returned', 10]);
+      problem(await cancel(id, { amount: 0.01 }), 400, 'cancel-payment.400.050');
+    });
+
+    it('allows a full cancel on the transaction day without an earlier partial', async () => {
+      await toNoon();
+      const id = await paid();
+      assert.equal((await cancel(id, { amount: 10 })).json().status, 'Returned');
+    });
+
+    it('rejects bad amounts and statuses with their codes', async () => {
+      await toNoon();
+      const id = await paid();
+      problem(await cancel(id, { amount: 0 }), 400, 'cancel-payment.400.051');
+      problem(await cancel(id, { amount: '10.01' }), 400, 'cancel-payment.400.051');
+      problem(await cancel(id, { amount: '1.001' }), 400, 'cancel-payment.400.001');
+      problem(await cancel(id, { amount: -1 }), 400, 'cancel-payment.400.001');
+      const open = (await ctx.m.createPayment(basicPayment())).json().payId;
+      problem(await cancel(open), 400, 'cancel-payment.400.050');
+      problem(await complete(id, 1), 400, 'complete-payment.400.050');
+      problem(await cancel('0'.repeat(32)), 404, 'cancel-payment.404.001');
+      const other = await MerchantClient.create(ctx.t, EVERYTHING);
+      problem(await other.post(`/v1/gateway/payments/${id}/cancel`, {}), 404, 'cancel-payment.404.001');
+      problem(await other.post(`/v1/gateway/payments/${id}/completion`, { amount: 1 }), 404, 'complete-payment.404.001');
+      assert.equal((await get(id)).status, 'Succeeded', 'nothing changed');
+    });
+
+    it('voids a pre-authorisation in full; a partial cancel says to complete with less', async () => {
+      const id = await paid({ preAuth: true });
+      const partial = problem(await cancel(id, { amount: 4 }), 400, 'cancel-payment.400.052');
+      assert.match(partial.detail, /complete it with the smaller amount/);
+      const v = await cancel(id);
+      assert.deepEqual([v.json().status, v.json().returnedAmount], ['Returned', 10]);
+      assert.equal((await get(id)).confirmedAmount, null);
+    });
+
+    it('completes with less: Succeeded, confirmedAmount, the rest released; refunds then count the confirmed amount', async () => {
+      await toNoon();
+      const id = await paid({ preAuth: true, amount: { currency: 'GEL', total: 50 } });
+      problem(await complete(id, '50.01'), 400, 'complete-payment.400.051');
+      problem(await complete(id, 0), 400, 'complete-payment.400.051');
+      const res = await complete(id, '30.00');
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(res.json(), { status: 'Succeeded', amount: 30, confirmedAmount: 30, httpStatusCode: 200, developerMessage: null, userMessage: null });
+      const p = await get(id);
+      assert.equal(p.confirmedAmount, 30);
+      assert.equal(p.preAuthExpiresAt, null);
+      problem(await complete(id, 10), 400, 'complete-payment.400.050');
+      problem(await cancel(id, { amount: '30.01' }), 400, 'cancel-payment.400.051');
+      assert.deepEqual([(await cancel(id)).json().status, (await get(id)).returnedAmount], ['Returned', 30]);
+    });
+
+    it('refuses completion after the block window, and releases the block with a callback (7 days for 0838)', async () => {
+      const id = await paid({ preAuth: true }, '4000000000000838');
+      const p = await get(id);
+      const until = new Date(p.preAuthExpiresAt).getTime();
+      await s().sharedClock.advance(Math.ceil((until - s().clock.nowMs()) / 1000));
+      await refresh();
+      problem(await complete(id, 5), 400, 'complete-payment.400.056');
+      await s().sweeper.sweep();
+      const after = await get(id);
+      assert.equal(after.status, 'Returned');
+      assert.equal(after.returnedAmount, 10);
+      const { rows } = await s().db.query<{ status: string }>(`SELECT d.status FROM callback_deliveries d JOIN payment_events e ON e.id = d.event_id WHERE d.pay_id = $1 AND e.status = 'Returned'`, [id]);
+      assert.equal(rows.length, 1, 'one Returned callback event');
+    });
+
+    it('splits refunds between the two accounts and checks the IBAN and amounts', async () => {
+      await toNoon();
+      const id = await paid({ amount: { currency: 'GEL', total: 100 }, extra: SPLIT_IBAN, extra2: '30' });
+      problem(await cancel(id, { amount: 10 }), 400, 'cancel-payment.400.054');
+      problem(await cancel(id, { amount: 10, extra: 'GE61KB0000000101904917', extra2: 1 }), 400, 'cancel-payment.400.054');
+      problem(await cancel(id, { amount: 10, extra: 'GE70KB1234567890123456', extra2: 1 }), 400, 'cancel-payment.400.054');
+      problem(await cancel(id, { amount: 10, extra: SPLIT_IBAN }), 400, 'cancel-payment.400.054');
+      problem(await cancel(id, { amount: 10, extra: SPLIT_IBAN, extra2: '10.01' }), 400, 'cancel-payment.400.054');
+      // Merchant part 75 > its refundable 70.
+      problem(await cancel(id, { amount: 80, extra: SPLIT_IBAN, extra2: 5 }), 400, 'cancel-payment.400.054');
+      const r = await cancel(id, { amount: 20, extra: 'ge60 kb00 0000 0101 9049 17', extra2: '15' });
+      assert.equal(r.statusCode, 200, r.body);
+      let p = await get(id);
+      assert.deepEqual(p.split, { iban: SPLIT_IBAN, amount: 30, returnedAmount: 15 });
+      assert.equal(p.returnedAmount, 20);
+      await toNoon();
+      // Split account has 15 left, merchant 65: extra2 16 is too much for the split account.
+      problem(await cancel(id, { amount: 20, extra: SPLIT_IBAN, extra2: 16 }), 400, 'cancel-payment.400.054');
+      assert.equal((await cancel(id, { extra: SPLIT_IBAN, extra2: 15 })).json().status, 'Returned');
+      p = await get(id);
+      assert.deepEqual(p.split, { iban: SPLIT_IBAN, amount: 30, returnedAmount: 30 });
+      assert.equal(p.returnedAmount, 100);
+    });
+
+    it('completes a split pre-authorisation only at or above the split amount', async () => {
+      const id = await paid({ preAuth: true, amount: { currency: 'GEL', total: 100 }, extra: SPLIT_IBAN, extra2: '40' });
+      problem(await complete(id, 39.99), 400, 'complete-payment.400.051');
+      assert.equal((await complete(id, 40)).json().status, 'Succeeded');
+    });
+
+    it('charges a saved card: method 11, initiator, preAuth, declines, split cards reuse IBAN and amount', async () => {
+      const first = await paid({ saveCard: true, amount: { currency: 'GEL', total: 0 } });
+      const recId = (await get(first)).recurringCard.recId;
+      const exec = (body: Record<string, unknown>) => ctx.m.post('/v1/gateway/payments/execution', { recId, money: { amount: '12.34', currency: 'GEL' }, ...body });
+      const ok = await exec({ initiator: 'merchant', merchantPaymentId: 'sub-7' });
+      assert.equal(ok.statusCode, 200, ok.body);
+      const p = ok.json();
+      assert.deepEqual([p.status, p.paymentMethod, p.initiator, p.amount, p.merchantPaymentId], ['Succeeded', 11, 'merchant', 12.34, 'sub-7']);
+      assert.equal(p.paymentCardNumber, '411111******1111');
+      assert.equal(p.recurringCard.recId, recId);
+      assert.equal((await exec({ preAuth: true })).json().status, 'WaitingConfirm');
+      assert.equal((await exec({})).json().initiator, 'client');
+      problem(await exec({ money: { amount: 0, currency: 'GEL' } }), 400, 'execute-payment.400.010');
+      problem(await exec({ money: { amount: 1, currency: 'JPY' } }), 400, 'execute-payment.400.001');
+      problem(await exec({ initiator: 'robot' }), 400, 'execute-payment.400.001');
+      problem(await ctx.m.post('/v1/gateway/payments/execution', { recId: '0'.repeat(32), money: { amount: 1, currency: 'GEL' } }), 404, 'execute-payment.404.002');
+      const other = await MerchantClient.create(ctx.t, EVERYTHING);
+      problem(await other.post('/v1/gateway/payments/execution', { recId, money: { amount: 1, currency: 'GEL' } }), 404, 'execute-payment.404.002');
+
+      // A declining card: saved through a payment approved by... the simulator declines its token charges.
+      const declining = await paid({ saveCard: true });
+      const decRec = (await get(declining)).recurringCard.recId;
+      await s().db.query(`UPDATE sim_card_tokens SET behaviour = 'decline_not_sufficient_funds' WHERE token = (SELECT card_token FROM saved_cards WHERE rec_id = $1)`, [decRec]);
+      const dec = (await ctx.m.post('/v1/gateway/payments/execution', { recId: decRec, money: { amount: 5, currency: 'GEL' } })).json();
+      assert.deepEqual([dec.status, dec.resultCode], ['Failed', 'decline_not_sufficient_funds']);
+
+      const splitFirst = await paid({ saveCard: true, extra: SPLIT_IBAN, extra2: '2' });
+      const splitRec = (await get(splitFirst)).recurringCard.recId;
+      const sp = (await ctx.m.post('/v1/gateway/payments/execution', { recId: splitRec, money: { amount: 20, currency: 'GEL' }, extra: 'ignored' })).json();
+      assert.deepEqual(sp.split, { iban: SPLIT_IBAN, amount: 2, returnedAmount: 0 });
+      problem(await ctx.m.post('/v1/gateway/payments/execution', { recId: splitRec, money: { amount: '2.01', currency: 'GEL' } }), 400, 'execute-payment.400.021');
+    });
+
+    it('keeps a pre-authorised saved card pending until completion', async () => {
+      const id = await paid({ saveCard: true, preAuth: true });
+      const row = (await s().db.query<{ rec_id: string }>('SELECT rec_id FROM payments WHERE pay_id = $1', [id])).rows[0]!;
+      problem(await ctx.m.post('/v1/gateway/payments/execution', { recId: row.rec_id, money: { amount: 1, currency: 'GEL' } }), 400, 'execute-payment.400.060');
+      await complete(id, 10);
+      assert.equal((await get(id)).recurringCard.recId, row.rec_id);
+      assert.equal((await ctx.m.post('/v1/gateway/payments/execution', { recId: row.rec_id, money: { amount: 1, currency: 'GEL' } })).json().status, 'Succeeded');
+    });
+
+    it('deletes a saved card (twice is fine, DELETE alias, unknown or foreign is 404); a deleted or expired card cannot be charged', async () => {
+      const id = await paid({ saveCard: true });
+      const recId = (await get(id)).recurringCard.recId;
+      const del = await ctx.m.post(`/v1/gateway/payments/${recId}/delete`, {});
+      assert.equal(del.statusCode, 200);
+      assert.deepEqual(del.json(), { httpStatusCode: 200, developerMessage: null, userMessage: null });
+      assert.equal((await ctx.t.app.inject({ method: 'DELETE', url: `/v1/gateway/payments/${recId}`, headers: ctx.m.headers({ 'content-type': 'application/json' }) })).statusCode, 200);
+      problem(await ctx.m.post('/v1/gateway/payments/execution', { recId, money: { amount: 1, currency: 'GEL' } }), 400, 'execute-payment.400.060');
+      problem(await ctx.m.post(`/v1/gateway/payments/${'1'.repeat(32)}/delete`, {}), 404, 'delete-card.404.002');
+      const other = await MerchantClient.create(ctx.t, EVERYTHING);
+      problem(await other.post(`/v1/gateway/payments/${recId}/delete`, {}), 404, 'delete-card.404.002');
+      assert.equal((await get(id)).recurringCard, null);
+
+      const short = await paid({ saveCard: true, saveCardToDate: (() => {
+        const d = new Date(s().clock.nowMs());
+        return `${String(d.getUTCMonth() + 1).padStart(2, '0')}${String(d.getUTCFullYear() % 100).padStart(2, '0')}`;
+      })() });
+      const shortRec = (await get(short)).recurringCard.recId;
+      await s().sharedClock.advance(32 * 86400);
+      await refresh();
+      const late = problem(await ctx.m.post('/v1/gateway/payments/execution', { recId: shortRec, money: { amount: 1, currency: 'GEL' } }), 400, 'execute-payment.400.060');
+      assert.match(late.detail, /saved until/);
+    });
+
+    it('replays an idempotent refund instead of refunding twice', async () => {
+      await toNoon(3600);
+      const id = await paid();
+      await toNoon();
+      const a = await cancel(id, { amount: 1 });
+      const b = await ctx.m.post(`/v1/gateway/payments/${id}/cancel`, { amount: 2 }, { 'Idempotency-Key': 'refund-1' });
+      const c = await ctx.m.post(`/v1/gateway/payments/${id}/cancel`, { amount: 2 }, { 'Idempotency-Key': 'refund-1' });
+      assert.equal(a.statusCode, 200);
+      assert.equal(b.statusCode, 200);
+      assert.equal(c.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(c.json(), b.json());
+      assert.equal((await get(id)).returnedAmount, 3);
+      problem(await ctx.m.post(`/v1/gateway/payments/${id}/cancel`, { amount: 3 }, { 'Idempotency-Key': 'refund-1' }), 422, 'cancel-payment.422.001');
+    });
+  });
+}
