@@ -46,6 +46,8 @@ export interface Config {
   callbackLocalAddress: string | undefined;
   /** The source addresses published to merchants for their allow-lists. */
   callbackSourceAddresses: string[];
+  /** How long a cancel or completion waits behind another of its kind on the same payment before 409. */
+  operationWaitMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -124,5 +126,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     callbackPollMs: int(env, 'KARIBCHE_CALLBACK_POLL_MS', 1000, 10, 60_000),
     callbackLocalAddress,
     callbackSourceAddresses,
+    operationWaitMs: int(env, 'KARIBCHE_OPERATION_WAIT_MS', 10_000, 100, 120_000),
   };
 }

@@ -6,7 +6,7 @@ import { EVERYTHING, MerchantClient, SPLIT_IBAN, accessToken, basicPayment, useG
 for (const backend of BACKENDS) {
   describe(`cancel, completion, saved cards [${backend}]`, () => {
     // Tbilisi is UTC+4: the tests move the clock to a fixed time of day before each business-day case.
-    const ctx = useGateway(backend);
+    const ctx = useGateway(backend, { KARIBCHE_OPERATION_WAIT_MS: '500' });
     const s = () => ctx.t.gw.services;
     const refresh = async () => {
       ctx.m.token = await accessToken(ctx.t.app, ctx.m.credentials);
@@ -62,12 +62,13 @@ for (const backend of BACKENDS) {
       const second = problem(await cancel(id, { amount: 1 }), 400, 'cancel-payment.400.053');
       assert.match(second.detail, /apply to the bank/);
       problem(await cancel(id), 400, 'cancel-payment.400.053');
-      // 23:59:59 the same day (Tbilisi): still refused.
-      await s().sharedClock.advance(12 * 3600 - 1);
+      // 23:59 the same day (Tbilisi): still refused. (toNoon lands within a second or two after
+      // noon and real time keeps moving, hence the one-minute margin.)
+      await s().sharedClock.advance(12 * 3600 - 60);
       await refresh();
       problem(await cancel(id, { amount: 1 }), 400, 'cancel-payment.400.053');
-      // One second later it is the next business day.
-      await s().sharedClock.advance(1);
+      // Past midnight it is the next business day.
+      await s().sharedClock.advance(60);
       await refresh();
       for (const amount of [1, '1.50', 2]) assert.equal((await cancel(id, { amount })).statusCode, 200);
       problem(await cancel(id, { amount: 3.01 }), 400, 'cancel-payment.400.051');
@@ -233,6 +234,34 @@ for (const backend of BACKENDS) {
       await refresh();
       const late = problem(await ctx.m.post('/v1/gateway/payments/execution', { recId: shortRec, money: { amount: 1, currency: 'GEL' } }), 400, 'execute-payment.400.060');
       assert.match(late.detail, /saved until/);
+    });
+
+    it('restores the status when the acquirer refuses, and the reconciler finishes an operation left without an answer', async () => {
+      await toNoon();
+      const id = await paid();
+      const acq = s().acquirer;
+      const original = acq.refund.bind(acq);
+      try {
+        acq.refund = async () => ({ ok: false, resultCode: 'decline_general' });
+        const refused = problem(await cancel(id, { amount: 4 }), 400, 'cancel-payment.400.055');
+        assert.equal(refused.resultCode, 'decline_general');
+        let p = await get(id);
+        assert.deepEqual([p.status, p.returnedAmount], ['Succeeded', 0]);
+        acq.refund = async () => {
+          throw new Error('connection reset');
+        };
+        const lost = await cancel(id, { amount: 4 });
+        assert.equal(lost.statusCode, 503);
+        assert.equal((await get(id)).status, 'CancelPaymentProcessing');
+        problem(await cancel(id, { amount: 1 }), 409, 'cancel-payment.409.002');
+      } finally {
+        acq.refund = original;
+      }
+      await s().sharedClock.advance(61);
+      await refresh();
+      await (await import('./reconciler.ts')).reconcile(s());
+      const p = await get(id);
+      assert.deepEqual([p.status, p.returnedAmount], ['PartialReturned', 4]);
     });
 
     it('replays an idempotent refund instead of refunding twice', async () => {

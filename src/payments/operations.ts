@@ -19,8 +19,8 @@ import { STATUS, type Status } from './statuses.ts';
 
 type Deps = Pick<Services, 'db' | 'clock' | 'acquirer' | 'config' | 'log'>;
 
-/** How long a request waits for another operation on the same payment before answering 409. */
-export const OPERATION_WAIT_MS = 15_000;
+const NO_ANSWER = 'no_answer';
+const unanswered = (r: OperationResult) => !r.ok && r.resultCode === NO_ANSWER;
 const BUSY: ReadonlySet<Status> = new Set<Status>([STATUS.cancelProcessing, STATUS.completionProcessing, STATUS.processing]);
 
 interface OperationRow {
@@ -52,15 +52,20 @@ function reject(r: Rejection): never {
 }
 
 /**
- * Runs `start` in a transaction with the payment locked; while another operation holds the payment
- * in a …Processing status, waits and tries again.
+ * Runs `start` in a transaction with the payment locked. While an operation of the same kind holds
+ * the payment in its …Processing status (refunds racing each other), waits and tries again, so each
+ * sees the amounts the previous one left. Any other operation in progress answers 409 at once: a
+ * cancel meant for a pre-authorisation must not turn into a refund because a completion won the race.
  */
-async function whenFree<T>(s: Deps, clientId: string, payId: string, start: (q: Queryable, row: PaymentRow) => Promise<T>): Promise<T> {
-  const deadline = Date.now() + OPERATION_WAIT_MS;
+async function whenFree<T>(s: Deps, clientId: string, payId: string, waitOn: Status, start: (q: Queryable, row: PaymentRow) => Promise<T>): Promise<T> {
+  const deadline = Date.now() + s.config.operationWaitMs;
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
     const result = await s.db.tx(async (q) => {
       const row = await lockPayment(q, payId);
       if (!row || row.client_id !== clientId) throw problem(ERRORS.paymentNotFound);
+      if (BUSY.has(row.status) && row.status !== waitOn) {
+        throw problem(ERRORS.operationInProgress, { detail: `Another operation is in progress (${row.status}); check the payment and retry`, headers: { 'Retry-After': '1' } });
+      }
       if (BUSY.has(row.status)) return { busy: true as const };
       return { busy: false as const, value: await start(q, row) };
     });
@@ -89,7 +94,7 @@ async function callAcquirer(s: Deps, row: PaymentRow, op: OperationRow): Promise
   } catch (err) {
     // No answer: the payment stays …Processing and the reconciler repeats the call (idempotent per reference).
     s.log.warn({ err, payId: row.pay_id, op: op.kind }, 'acquirer did not answer an operation');
-    return { ok: false, resultCode: 'no_answer' };
+    return { ok: false, resultCode: NO_ANSWER };
   }
 }
 
@@ -131,7 +136,7 @@ async function finish(s: Deps, payId: string, opId: number, result: OperationRes
 const messages = { httpStatusCode: 200, developerMessage: null, userMessage: null } as const;
 
 function refusedProblem(result: OperationResult & { ok: false }) {
-  if (result.resultCode === 'no_answer') {
+  if (result.resultCode === NO_ANSWER) {
     return problem(ERRORS.unavailable, { detail: 'The acquirer did not answer; the operation will be settled automatically. Check the payment shortly.', headers: { 'Retry-After': '5' } });
   }
   return problem(ERRORS.acquirerRefused, { resultCode: result.resultCode });
@@ -139,7 +144,7 @@ function refusedProblem(result: OperationResult & { ok: false }) {
 
 /** POST /payments/{payId}/cancel */
 export async function cancelPayment(s: Deps, clientId: string, payId: string, req: CancelRequest, idem: IdempotencyScope | null): Promise<HttpResult> {
-  const { row, op } = await whenFree(s, clientId, payId, async (q, row) => {
+  const { row, op } = await whenFree(s, clientId, payId, STATUS.cancelProcessing, async (q, row) => {
     const now = s.clock.now();
     const { rows: earlier } = await q.query<EarlierOperation>('SELECT kind, status, business_day FROM payment_operations WHERE pay_id = $1', [payId]);
     const today = businessDay(now, s.config.timeZone);
@@ -150,6 +155,8 @@ export async function cancelPayment(s: Deps, clientId: string, payId: string, re
     return { row: processing, op };
   });
   const result = await callAcquirer(s, row, op);
+  // No answer: the payment stays CancelPaymentProcessing and the reconciler finishes it.
+  if (unanswered(result)) throw refusedProblem(result as OperationResult & { ok: false });
   const body = (p: PaymentRow) => ({ status: p.status, amount: toJsonAmount(op.amount), returnedAmount: toJsonAmount(p.returned_amount), ...messages });
   const done = await finish(s, payId, op.id, result, idem ? (q, p) => idem.save(q, 200, body(p)) : undefined);
   if (!result.ok) throw refusedProblem(result);
@@ -158,7 +165,7 @@ export async function cancelPayment(s: Deps, clientId: string, payId: string, re
 
 /** POST /payments/{payId}/completion */
 export async function completePayment(s: Deps, clientId: string, payId: string, amount: number, idem: IdempotencyScope | null): Promise<HttpResult> {
-  const { row, op } = await whenFree(s, clientId, payId, async (q, row) => {
+  const { row, op } = await whenFree(s, clientId, payId, STATUS.completionProcessing, async (q, row) => {
     const now = s.clock.now();
     const rejection = checkCompletion(row, amount, now);
     if (rejection) reject(rejection);
@@ -167,6 +174,7 @@ export async function completePayment(s: Deps, clientId: string, payId: string, 
     return { row: processing, op };
   });
   const result = await callAcquirer(s, row, op);
+  if (unanswered(result)) throw refusedProblem(result as OperationResult & { ok: false });
   const body = (p: PaymentRow) => ({ status: p.status, amount: toJsonAmount(op.amount), confirmedAmount: p.confirmed_amount === null ? null : toJsonAmount(p.confirmed_amount), ...messages });
   const done = await finish(s, payId, op.id, result, idem ? (q, p) => idem.save(q, 200, body(p)) : undefined);
   if (!result.ok) throw refusedProblem(result);
@@ -180,6 +188,6 @@ export async function reconcileOperation(s: Deps, payId: string): Promise<void> 
   const row = (await s.db.query<PaymentRow>('SELECT * FROM payments WHERE pay_id = $1', [payId])).rows[0];
   if (!op || !row) return;
   const result = await callAcquirer(s, row, op);
-  if (!result.ok && result.resultCode === 'no_answer') return; // still no answer: next round
+  if (unanswered(result)) return; // still no answer: next round
   await finish(s, payId, op.id, result);
 }
