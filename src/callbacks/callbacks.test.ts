@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { BACKENDS } from '../testing/databases.ts';
-import { MerchantClient, accessToken, basicPayment, startTestGateway, useGateway, type TestGateway } from '../testing/harness.ts';
+import { MerchantClient, accessToken, basicPayment, createPaid, startTestGateway, useGateway } from '../testing/harness.ts';
 import { Receiver } from '../testing/receiver.ts';
 import { attemptPayment } from '../payments/attempt.ts';
 import { isNonPublicAddress } from './address-guard.ts';
@@ -28,15 +28,7 @@ for (const backend of BACKENDS) {
     });
     after(() => rx.stop());
 
-    const payWith = async (over: Record<string, unknown>, card = '4111111111111111') => {
-      ctx.m.token = await accessToken(ctx.t.app, ctx.m.credentials); // these tests move the clock by days
-      const created = await ctx.m.createPayment(basicPayment(over));
-      assert.equal(created.statusCode, 200, created.body);
-      const id = created.json().payId as string;
-      const r = await ctx.t.admin('POST', `/sandbox/v1/payments/${id}/simulate`, { card });
-      assert.equal(r.statusCode, 200, r.body);
-      return id;
-    };
+    const payWith = (over: Record<string, unknown>, card?: string) => createPaid(ctx.t, ctx.m, over, card);
     const drain = () => ctx.t.gw.services.callbacks.drain();
     const advance = async (seconds: number) => {
       await ctx.t.gw.services.sharedClock.advance(seconds);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BACKENDS } from '../testing/databases.ts';
-import { EVERYTHING, MerchantClient, SPLIT_IBAN, accessToken, basicPayment, useGateway } from '../testing/harness.ts';
+import { EVERYTHING, MerchantClient, SPLIT_IBAN, accessToken, basicPayment, createPaid, useGateway } from '../testing/harness.ts';
 
 for (const backend of BACKENDS) {
   describe(`cancel, completion, saved cards [${backend}]`, () => {
@@ -11,15 +11,7 @@ for (const backend of BACKENDS) {
     const refresh = async () => {
       ctx.m.token = await accessToken(ctx.t.app, ctx.m.credentials);
     };
-    const paid = async (over: Record<string, unknown> = {}, card = '4111111111111111') => {
-      await refresh();
-      const created = await ctx.m.createPayment(basicPayment(over));
-      assert.equal(created.statusCode, 200, created.body);
-      const id = created.json().payId as string;
-      const r = await ctx.t.admin('POST', `/sandbox/v1/payments/${id}/simulate`, { card });
-      assert.equal(r.statusCode, 200, r.body);
-      return id;
-    };
+    const paid = (over: Record<string, unknown> = {}, card?: string) => createPaid(ctx.t, ctx.m, over, card);
     const cancel = (id: string, body: Record<string, unknown> = {}) => ctx.m.post(`/v1/gateway/payments/${id}/cancel`, body);
     const complete = (id: string, amount: unknown) => ctx.m.post(`/v1/gateway/payments/${id}/completion`, { amount });
     const get = async (id: string) => (await ctx.m.getPayment(id)).json();

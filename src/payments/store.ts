@@ -2,7 +2,7 @@
 // payment_events row in the same statement, so the outbox can never miss or invent a change.
 import type { Queryable } from '../store/db.ts';
 import type { PaymentRow } from './row.ts';
-import { isFinal, type Status } from './statuses.ts';
+import { STATUS, isFinal, type Status } from './statuses.ts';
 import type { NewPayment } from './validation.ts';
 
 export interface InsertPayment {
@@ -75,23 +75,39 @@ export async function transition(q: Queryable, payId: string, from: Status, to: 
 }
 
 /**
- * Expires Created payments whose time has passed, at most `limit` per call. Rows another
- * transaction holds (a customer paying right now) are skipped, so several processes can sweep.
+ * Moves every payment in `from` whose `due` time has passed to `to` (at most `limit` per call),
+ * with its event. Rows another transaction holds are skipped, so several processes can sweep and
+ * a customer paying right now is never swept from under its lock.
  */
-export async function expireDue(q: Queryable, now: Date, limit: number): Promise<string[]> {
+async function sweepDue(q: Queryable, from: Status, to: Status, due: 'expires_at' | 'pre_auth_expires_at', alsoSet: string, now: Date, limit: number): Promise<string[]> {
   const { rows } = await q.query<{ pay_id: string }>(
     `WITH due AS (
-       SELECT pay_id FROM payments WHERE status = 'Created' AND expires_at <= $1
-       ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED),
+       SELECT pay_id FROM payments WHERE status = $3 AND ${due} <= $1
+       ORDER BY ${due} LIMIT $2 FOR UPDATE SKIP LOCKED),
      u AS (
-       UPDATE payments p SET status = 'Expired', event_seq = p.event_seq + 1, updated_at = $1
+       UPDATE payments p SET status = $4, ${alsoSet} event_seq = p.event_seq + 1, updated_at = $1
        FROM due WHERE p.pay_id = due.pay_id RETURNING p.pay_id, p.event_seq)
      INSERT INTO payment_events (pay_id, seq, status, final, created_at)
-     SELECT pay_id, event_seq, 'Expired', true, $1 FROM u RETURNING pay_id`,
-    [now, limit],
+     SELECT pay_id, event_seq, $4, true, $1 FROM u RETURNING pay_id`,
+    [now, limit, from, to],
   );
   return rows.map((r) => r.pay_id);
 }
+
+/** Created payments past expirationMinutes become Expired. */
+export const expireDue = (q: Queryable, now: Date, limit: number) => sweepDue(q, STATUS.created, STATUS.expired, 'expires_at', '', now, limit);
+
+/** Pre-authorisations past their block window become Returned, everything released. */
+export const releaseExpiredBlocks = (q: Queryable, now: Date, limit: number) =>
+  sweepDue(
+    q,
+    STATUS.waitingConfirm,
+    STATUS.returned,
+    'pre_auth_expires_at',
+    'returned_amount = p.amount, split_returned_amount = CASE WHEN p.split_iban IS NULL THEN NULL ELSE p.split_amount END,',
+    now,
+    limit,
+  );
 
 export async function selectEvents(q: Queryable, payId: string): Promise<{ seq: number; status: Status; final: boolean; created_at: Date }[]> {
   const { rows } = await q.query<{ seq: number; status: Status; final: boolean; created_at: Date }>(
@@ -162,24 +178,6 @@ export async function selectStuckProcessing(q: Queryable, before: Date, limit: n
     [before, limit],
   );
   return rows;
-}
-
-/** Pre-authorisations whose block window has passed: Returned, everything released. */
-export async function releaseExpiredBlocks(q: Queryable, now: Date, limit: number): Promise<string[]> {
-  const { rows } = await q.query<{ pay_id: string }>(
-    `WITH due AS (
-       SELECT pay_id FROM payments WHERE status = 'WaitingConfirm' AND pre_auth_expires_at <= $1
-       ORDER BY pre_auth_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED),
-     u AS (
-       UPDATE payments p SET status = 'Returned', returned_amount = p.amount,
-         split_returned_amount = CASE WHEN p.split_iban IS NULL THEN NULL ELSE p.split_amount END,
-         event_seq = p.event_seq + 1, updated_at = $1
-       FROM due WHERE p.pay_id = due.pay_id RETURNING p.pay_id, p.event_seq)
-     INSERT INTO payment_events (pay_id, seq, status, final, created_at)
-     SELECT pay_id, event_seq, 'Returned', true, $1 FROM u RETURNING pay_id`,
-    [now, limit],
-  );
-  return rows.map((r) => r.pay_id);
 }
 
 /** Payments whose cancel or completion has been processing since before `before`. */

@@ -123,6 +123,20 @@ export class MerchantClient {
   }
 }
 
+/**
+ * Creates a payment as the merchant and pays it as the customer (sandbox simulate). The token is
+ * fetched anew, since tests that move the clock by days outlive it.
+ */
+export async function createPaid(t: TestGateway, m: MerchantClient, over: Record<string, unknown> = {}, card = '4111111111111111'): Promise<string> {
+  m.token = await accessToken(t.app, m.credentials);
+  const created = await m.createPayment(basicPayment(over));
+  if (created.statusCode !== 200) throw new Error(`create failed: ${created.statusCode} ${created.body}`);
+  const payId = created.json().payId as string;
+  const paid = await t.admin('POST', `/sandbox/v1/payments/${payId}/simulate`, { card });
+  if (paid.statusCode !== 200) throw new Error(`simulate failed: ${paid.statusCode} ${paid.body}`);
+  return payId;
+}
+
 /** A minimal valid create body. */
 export const basicPayment = (over: Record<string, unknown> = {}) => ({
   amount: { currency: 'GEL', total: 10 },
