@@ -135,7 +135,7 @@ async function pageWeight(url: string): Promise<{ html: number; total: number; r
 const PAYMENT = JSON.stringify({ amount: { currency: 'GEL', total: '25.40' }, returnurl: 'https://shop.example/return', merchantPaymentId: 'bench', language: 'EN' });
 
 async function startGateway(env: Record<string, string>, port: number) {
-  const proc = await startProcess(['--import', 'tsx', 'src/main.ts'], { PORT: String(port), KARIBCHE_ADMIN_TOKEN: ADMIN, ...env });
+  const proc = await startProcess(['--import', 'tsx', 'src/main.ts'], { PORT: String(port), KARIBCHE_ADMIN_TOKEN: ADMIN, KARIBCHE_WORKERS: process.env.BENCH_WORKERS ?? '1', ...env });
   const base = `http://127.0.0.1:${port}`;
   return { proc, url: `${base}/v1/gateway/payments`, headers: await merchantHeaders(base) };
 }

@@ -24,9 +24,17 @@ describe('configuration', () => {
       { KARIBCHE_PATH_ALIASES: 'tp/ay' },
       { KARIBCHE_CALLBACK_LOCAL_ADDRESS: 'eth0' },
       { KARIBCHE_CALLBACK_SOURCE_ADDRESSES: '193.104.20.44,nope' },
+      { KARIBCHE_WORKERS: '2' },
+      { KARIBCHE_WORKERS: '0', DATABASE_URL: 'postgres://x/y' },
     ];
     for (const env of bad) assert.throws(() => loadConfig(env), ConfigError, JSON.stringify(env));
   });
+  it('runs one worker per core on PostgreSQL and one on PGlite by default', () => {
+    assert.equal(loadConfig({}).workers, 1);
+    assert.ok(loadConfig({ DATABASE_URL: 'postgres://x/y' }).workers >= 1);
+    assert.equal(loadConfig({ DATABASE_URL: 'postgres://x/y', KARIBCHE_WORKERS: '3' }).workers, 3);
+  });
+
   it('reads the callback source addresses merchants allow-list', () => {
     const c = loadConfig({ KARIBCHE_CALLBACK_SOURCE_ADDRESSES: '193.104.20.44, 185.52.80.44', KARIBCHE_CALLBACK_LOCAL_ADDRESS: '127.0.0.1' });
     assert.deepEqual(c.callbackSourceAddresses, ['193.104.20.44', '185.52.80.44']);

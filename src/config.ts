@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { parseAmount } from './payments/money.ts';
 
@@ -48,6 +49,8 @@ export interface Config {
   callbackSourceAddresses: string[];
   /** How long a cancel or completion waits behind another of its kind on the same payment before 409. */
   operationWaitMs: number;
+  /** Gateway worker processes sharing the port (PostgreSQL only; PGlite allows one process). */
+  workers: number;
 }
 
 export class ConfigError extends Error {}
@@ -98,13 +101,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const callbackSourceAddresses = (env.KARIBCHE_CALLBACK_SOURCE_ADDRESSES ?? '').split(',').map((a) => a.trim()).filter(Boolean);
   for (const a of callbackSourceAddresses) if (isIP(a) === 0) throw new ConfigError(`KARIBCHE_CALLBACK_SOURCE_ADDRESSES entry "${a}" is not an IP address`);
 
+  const databaseUrl = env.DATABASE_URL || undefined;
+  const workers = int(env, 'KARIBCHE_WORKERS', databaseUrl ? availableParallelism() : 1, 1, 64);
+  if (workers > 1 && !databaseUrl) throw new ConfigError('KARIBCHE_WORKERS > 1 needs DATABASE_URL: the embedded PGlite allows one process');
+
   return {
     mode,
     port,
     host,
     publicUrl,
     dataDir: path.resolve(env.KARIBCHE_DATA_DIR || './data'),
-    databaseUrl: env.DATABASE_URL || undefined,
+    databaseUrl,
     dbPoolSize: int(env, 'KARIBCHE_DB_POOL', 20, 1, 500),
     pathAliases: pathAliases.filter((a) => a !== 'gateway'),
     adminToken,
@@ -127,5 +134,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     callbackLocalAddress,
     callbackSourceAddresses,
     operationWaitMs: int(env, 'KARIBCHE_OPERATION_WAIT_MS', 10_000, 100, 120_000),
+    workers,
   };
 }

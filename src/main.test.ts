@@ -93,6 +93,37 @@ describe('the gateway process', () => {
   });
 
   if (BACKENDS.includes('postgres')) {
+    it('runs several worker processes on one port, replaces a dead one, and stops them all [postgres]', { timeout: 90_000 }, async () => {
+      const t = await openTestDb('postgres');
+      const port = await freePort();
+      const p = await start({ KARIBCHE_DATA_DIR: t.dataDir, PORT: String(port), DATABASE_URL: t.url!, KARIBCHE_ADMIN_TOKEN: 'workers-test-admin-token-0123456789', KARIBCHE_WORKERS: '2' });
+      const pidsSeen = async (n: number) => {
+        const pids = new Set<number>();
+        for (let i = 0; i < n; i++) pids.add((await (await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { connection: 'close' } })).json()).pid);
+        return pids;
+      };
+      try {
+        assert.match(p.output(), /workers: 2/);
+        const first = await pidsSeen(40);
+        assert.equal(first.size, 2, `answered by ${[...first]}`);
+        const victim = [...first][0]!;
+        process.kill(victim, 'SIGKILL');
+        let now = first;
+        const end = Date.now() + 20_000;
+        while ((now.has(victim) || now.size < 2) && Date.now() < end) {
+          await new Promise((r) => setTimeout(r, 200));
+          now = await pidsSeen(20);
+        }
+        assert.ok(!now.has(victim) && now.size === 2, `after the kill: ${[...now]}`);
+        p.child.kill('SIGTERM');
+        assert.equal(await p.exited, 0, p.output());
+        for (const pid of now) assert.throws(() => process.kill(pid, 0), 'worker still running after the primary stopped');
+      } finally {
+        p.child.kill('SIGKILL');
+        await t.drop();
+      }
+    });
+
     it('finishes an in-flight request on SIGTERM before exiting [postgres]', { timeout: 90_000 }, async () => {
       const t = await openTestDb('postgres');
       const port = await freePort();

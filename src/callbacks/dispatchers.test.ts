@@ -71,7 +71,7 @@ if (BACKENDS.includes('postgres')) {
       const hold = await new Receiver().start();
       hold.answers = ['hang', 200];
       const port = await freePort();
-      const env = { ...process.env, DATABASE_URL: test.url!, KARIBCHE_DATA_DIR: test.dataDir, PORT: String(port), KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn', KARIBCHE_CALLBACK_TIMEOUT_MS: '1000', KARIBCHE_CALLBACK_POLL_MS: '200' };
+      const env = { ...process.env, DATABASE_URL: test.url!, KARIBCHE_DATA_DIR: test.dataDir, PORT: String(port), KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn', KARIBCHE_CALLBACK_TIMEOUT_MS: '1000', KARIBCHE_CALLBACK_POLL_MS: '200', KARIBCHE_WORKERS: '1' };
       const startProc = async (): Promise<ChildProcess> => {
         const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
         let out = '';

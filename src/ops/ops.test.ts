@@ -19,7 +19,7 @@ for (const backend of BACKENDS) {
     after(() => t.close());
 
     it('answers liveness, readiness and Prometheus metrics', async () => {
-      assert.deepEqual((await t.app.inject('/healthz')).json(), { status: 'ok' });
+      assert.deepEqual((await t.app.inject('/healthz')).json(), { status: 'ok', pid: process.pid });
       assert.deepEqual((await t.app.inject('/readyz')).json(), { status: 'ready', database: backend });
       const m = await MerchantClient.create(t);
       await m.createPayment(basicPayment());

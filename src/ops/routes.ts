@@ -6,7 +6,8 @@ const READY_TIMEOUT_MS = 2_000;
 
 export function opsRoutes(app: FastifyInstance, s: Services): void {
   const hide = { hide: true };
-  app.get('/healthz', { schema: hide }, async () => ({ status: 'ok' }));
+  // The pid tells which worker process answered (KARIBCHE_WORKERS).
+  app.get('/healthz', { schema: hide }, async () => ({ status: 'ok', pid: process.pid }));
 
   app.get('/readyz', { schema: hide }, async (_request, reply) => {
     let timer: NodeJS.Timeout | undefined;
