@@ -18,6 +18,12 @@ export const IDEMPOTENCY = {
 /** Handed to an operation: call save() inside the transaction that makes the change. */
 export interface IdempotencyScope {
   save(q: Queryable, status: number, body: unknown): Promise<void>;
+  /**
+   * For an operation that creates a payment before its outcome is known (a saved-card charge):
+   * call inside the creating transaction. A retry that finds the first request dead then resumes
+   * this payment (see `resume`) instead of creating another.
+   */
+  link(q: Queryable, payId: string): Promise<void>;
 }
 
 export interface OperationResult {
@@ -48,6 +54,8 @@ interface KeyRow {
   state: 'running' | 'done';
   response_status: number | null;
   response_body: string | null;
+  pay_id: string | null;
+  locked_until: Date | null;
 }
 
 /**
@@ -60,6 +68,8 @@ export async function idempotent(
   request: FastifyRequest,
   reply: FastifyReply,
   operation: (scope: IdempotencyScope | null) => Promise<OperationResult>,
+  /** Answers for a payment a dead earlier request created and linked (see IdempotencyScope.link). */
+  resume?: (payId: string) => Promise<OperationResult>,
 ): Promise<FastifyReply> {
   const header = request.headers['idempotency-key'];
   if (header === undefined) {
@@ -83,18 +93,28 @@ export async function idempotent(
        response_status = NULL, response_body = NULL, created_at = EXCLUDED.created_at, locked_until = EXCLUDED.locked_until
      WHERE idempotency_keys.created_at <= $6
         OR (idempotency_keys.state = 'running' AND idempotency_keys.locked_until <= $4
-            AND idempotency_keys.request_hash = EXCLUDED.request_hash)
+            AND idempotency_keys.request_hash = EXCLUDED.request_hash AND idempotency_keys.pay_id IS NULL)
      RETURNING key`,
     [clientId, key, hash, now, new Date(now.getTime() + IDEMPOTENCY.claimTimeoutMs), new Date(now.getTime() - IDEMPOTENCY.retentionMs)],
   );
   if (claimed.rowCount === 0) {
     const { rows } = await db.query<KeyRow>(
-      'SELECT request_hash, state, response_status, response_body FROM idempotency_keys WHERE client_id = $1 AND key = $2',
+      'SELECT request_hash, state, response_status, response_body, pay_id, locked_until FROM idempotency_keys WHERE client_id = $1 AND key = $2',
       [clientId, key],
     );
     const row = rows[0];
     if (row && row.request_hash !== hash) {
       throw problem(ERRORS.idempotencyMismatch, { detail: 'This Idempotency-Key was already used for a different request' });
+    }
+    const dead = row && row.state === 'running' && row.locked_until !== null && row.locked_until.getTime() <= now.getTime();
+    if (row && dead && row.pay_id && resume) {
+      // The first request created its payment and died before answering: answer that payment.
+      const r = await resume(row.pay_id);
+      await db.query(
+        `UPDATE idempotency_keys SET state = 'done', response_status = $3, response_body = $4, locked_until = NULL WHERE client_id = $1 AND key = $2`,
+        [clientId, key, r.status, JSON.stringify(r.body)],
+      );
+      return reply.code(r.status).header('Idempotent-Replayed', 'true').send(r.body);
     }
     if (!row || row.state === 'running') {
       throw problem(ERRORS.idempotencyInProgress, { headers: { 'Retry-After': '1' } });
@@ -107,6 +127,7 @@ export async function idempotent(
   }
 
   let saved = false;
+  let linked = false;
   const scope: IdempotencyScope = {
     async save(q, status, body) {
       await q.query(
@@ -116,6 +137,10 @@ export async function idempotent(
       );
       saved = true;
     },
+    async link(q, payId) {
+      await q.query('UPDATE idempotency_keys SET pay_id = $3 WHERE client_id = $1 AND key = $2', [clientId, key, payId]);
+      linked = true;
+    },
   };
   try {
     const r = await operation(scope);
@@ -123,8 +148,8 @@ export async function idempotent(
     return reply.code(r.status).send(r.body);
   } catch (err) {
     // Nothing was changed (the operation's transaction rolled back or never started): free the key
-    // so the client can retry, like a request that was never made.
-    if (!saved) {
+    // so the client can retry, like a request that was never made. A linked key stays: its payment exists.
+    if (!saved && !linked) {
       await db
         .query(`DELETE FROM idempotency_keys WHERE client_id = $1 AND key = $2 AND state = 'running'`, [clientId, key])
         .catch((e) => request.log.warn({ err: e }, 'could not release idempotency key'));

@@ -9,7 +9,7 @@ import { newPayId } from './ids.ts';
 import { formatMinor, isWithinPercent, parseAmount } from './money.ts';
 import { CURRENCIES, METHOD } from './methods.ts';
 import { selectSavedCard } from './saved-cards.ts';
-import { insertPayment } from './store.ts';
+import { insertPayment, type InsertPayment } from './store.ts';
 import { charLength, isAnsiPrintable, isMonthInPast, parseMmYy } from './text.ts';
 import { LIMITS } from './validation.ts';
 import { getPayment } from './get.ts';
@@ -69,7 +69,7 @@ export async function executeSavedCard(s: Services, merchant: Merchant, input: E
 
   const payId = newPayId();
   const now = s.clock.now();
-  await insertPayment(s.db, {
+  const row: InsertPayment = {
     payId,
     clientId: merchant.clientId,
     recId: null,
@@ -82,9 +82,20 @@ export async function executeSavedCard(s: Services, merchant: Merchant, input: E
       methods: [METHOD.savedCard], installmentProducts: null, preAuth: input.preAuth === true, language: 'KA',
       merchantPaymentId: input.merchantPaymentId ?? null, skipInfoMessage: false, saveCard: false, saveCardToDate: null, description: null,
     },
+  };
+  // The idempotency key is linked to the payment in the transaction that creates it, so a retry
+  // after a crash answers this payment rather than charging the card again.
+  await s.db.tx(async (q) => {
+    await insertPayment(q, row);
+    await idem?.link(q, payId);
   });
   await attemptPayment(s, payId, { method: METHOD.savedCard, cardToken: card.card_token });
-  const body = await getPayment(s, merchant.clientId, payId, productPath);
+  return resumeExecution(s, merchant.clientId, payId, productPath, idem);
+}
+
+/** The answer of an execution: the payment as it is now (its attempt settles it, or the reconciler). */
+export async function resumeExecution(s: Services, clientId: string, payId: string, productPath: string, idem: IdempotencyScope | null = null): Promise<OperationResult> {
+  const body = await getPayment(s, clientId, payId, productPath);
   if (idem) await idem.save(s.db, 200, body);
   return { status: 200, body };
 }

@@ -256,6 +256,28 @@ for (const backend of BACKENDS) {
       assert.deepEqual([p.status, p.returnedAmount], ['PartialReturned', 4]);
     });
 
+    it('answers a retried saved-card charge whose first request died with the payment it created, charging once', async () => {
+      const first = await paid({ saveCard: true });
+      const recId = (await get(first)).recurringCard.recId;
+      const body = { recId, money: { amount: '3.00', currency: 'GEL' } };
+      const charged = await ctx.m.post('/v1/gateway/payments/execution', body, { 'Idempotency-Key': 'charge-77' });
+      assert.equal(charged.statusCode, 200);
+      // Make it look as if the process died after charging, before it stored its answer.
+      await s().db.query(`UPDATE idempotency_keys SET state = 'running', response_status = NULL, response_body = NULL, locked_until = $1 WHERE key = 'charge-77'`, [
+        new Date(s().clock.nowMs() + 60_000),
+      ]);
+      problem(await ctx.m.post('/v1/gateway/payments/execution', body, { 'Idempotency-Key': 'charge-77' }), 409, 'execute-payment.409.001');
+      await s().sharedClock.advance(61);
+      await refresh();
+      const count = async () => (await s().db.query<{ n: number }>('SELECT count(*)::int AS n FROM payments WHERE charged_rec_id = $1', [recId])).rows[0]!.n;
+      const before = await count();
+      const retry = await ctx.m.post('/v1/gateway/payments/execution', body, { 'Idempotency-Key': 'charge-77' });
+      assert.equal(retry.statusCode, 200, retry.body);
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      assert.equal(retry.json().payId, charged.json().payId);
+      assert.equal(await count(), before, 'no second charge');
+    });
+
     it('replays an idempotent refund instead of refunding twice', async () => {
       await toNoon(3600);
       const id = await paid();

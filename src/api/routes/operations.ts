@@ -1,7 +1,7 @@
 // Everything a merchant does with a payment after it is paid: cancel (refund / void), completion,
 // saved-card execution and delete (SPEC 7–9).
 import type { FastifyInstance } from 'fastify';
-import { executeSavedCard, type ExecuteInput } from '../../payments/execute.ts';
+import { executeSavedCard, resumeExecution, type ExecuteInput } from '../../payments/execute.ts';
 import { parseAmount } from '../../payments/money.ts';
 import { cancelPayment, completePayment } from '../../payments/operations.ts';
 import { deleteSavedCard } from '../../payments/saved-cards.ts';
@@ -97,7 +97,15 @@ export function operationRoutes(app: FastifyInstance, s: Services, productPath: 
         response: { 200: PaymentResponse, ...errorResponses },
       },
     },
-    (request, reply) => idempotent(s.db, s.clock, request, reply, (scope) => executeSavedCard(s, request.merchant, request.body as ExecuteInput, productPath, scope)),
+    (request, reply) =>
+      idempotent(
+        s.db,
+        s.clock,
+        request,
+        reply,
+        (scope) => executeSavedCard(s, request.merchant, request.body as ExecuteInput, productPath, scope),
+        (payId) => resumeExecution(s, request.merchant.clientId, payId, productPath),
+      ),
   );
 
   const deleteCard = async (clientId: string, recId: string) => {
