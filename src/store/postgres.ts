@@ -1,9 +1,25 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Db, Notification, QueryResult } from './db.ts';
 import { DatabaseUnavailableError, isUnavailable } from './db.ts';
 
 // int8 (bigint amounts, bigserial ids) as numbers: our values stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
+
+// Every parameterised statement runs as a named prepared statement, named after its text: parsed
+// and planned once per connection instead of on every call (measured: a lock-only transaction
+// 1.20 → 0.81 ms here). The gateway's statement texts are a fixed set, so the cache stays small.
+const statementNames = new Map<string, string>();
+function statementName(sql: string, params: readonly unknown[] | undefined, given: string | undefined): string | undefined {
+  if (given) return given;
+  if (!params || params.length === 0) return undefined;
+  let name = statementNames.get(sql);
+  if (!name) {
+    name = `s_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+    if (statementNames.size < 10_000) statementNames.set(sql, name);
+  }
+  return name;
+}
 
 export interface PostgresOptions {
   poolSize: number;
@@ -64,7 +80,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     kind: 'postgres',
     query: <R>(sql: string, params?: readonly unknown[], name?: string) =>
       run(async () => {
-        const res = await pool.query({ text: sql, values: params as unknown[] | undefined, name });
+        const res = await pool.query({ text: sql, values: params as unknown[] | undefined, name: statementName(sql, params, name) });
         return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 } satisfies QueryResult<R>;
       }),
     tx: (fn) =>
@@ -75,7 +91,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
           await client.query('BEGIN');
           const result = await fn({
             async query<R>(sql: string, params?: readonly unknown[], name?: string) {
-              const res = await client.query({ text: sql, values: params as unknown[] | undefined, name });
+              const res = await client.query({ text: sql, values: params as unknown[] | undefined, name: statementName(sql, params, name) });
               return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
             },
             async exec(sql: string) {
