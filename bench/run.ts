@@ -46,6 +46,17 @@ async function startProcess(args: string[], env: Record<string, string>): Promis
   };
 }
 
+/** Peak RSS (MB) of a gateway's processes: the primary and, with KARIBCHE_WORKERS, each worker. */
+function peakRssTree(pid: number): { pid: number; peakRssMb: number | null }[] {
+  let children: number[] = [];
+  try {
+    children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    children = [];
+  }
+  return [pid, ...children].map((p) => ({ pid: p, peakRssMb: peakRssMb(p) }));
+}
+
 /** Peak resident set size (VmHWM) of a process, in MB. */
 function peakRssMb(pid: number): number | null {
   try {
@@ -181,11 +192,16 @@ async function benchCallbacks(gw: { url: string; headers: Record<string, string>
   const base = gw.url.replace(/\/v1\/gateway\/payments$/, '');
   const http = await import('node:http');
   const arrivals = new Map<string, number>();
+  let onArrival: (payId: string) => void = () => {};
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      arrivals.set(JSON.parse(body).PaymentId, Date.now());
+      const payId = JSON.parse(body).PaymentId as string;
+      if (!arrivals.has(payId)) {
+        arrivals.set(payId, Date.now());
+        onArrival(payId);
+      }
       res.end('ok');
     });
   });
@@ -199,14 +215,35 @@ async function benchCallbacks(gw: { url: string; headers: Record<string, string>
   const bench = merchants.merchants.find((m) => m.name === 'Bench')!;
   await fetch(`${base}/admin/v1/merchants/${bench.clientId}`, { method: 'PATCH', headers: admin, body: JSON.stringify({ callbackUrlPrefixes: ['http://127.0.0.1'] }) });
   const payIds: string[] = [];
+  const steps = { create: [] as number[], pay: [] as number[], get: [] as number[] };
+  const getsDone: Promise<void>[] = [];
+  // When a callback arrives the merchant reads the payment, as the seed tells it to.
+  onArrival = (payId) => {
+    getsDone.push(
+      (async () => {
+        const t0 = performance.now();
+        const res = await fetch(`${gw.url}/${payId}`, { headers: gw.headers });
+        const p = (await res.json()) as { status: string };
+        if (p.status === 'Succeeded') steps.get.push(performance.now() - t0);
+        else errors++;
+      })().catch(() => {
+        errors++;
+      }),
+    );
+  };
   let inFlight = 0;
   let skipped = 0;
   let errors = 0;
   const one = async () => {
     inFlight++;
     try {
+      let t0 = performance.now();
       const created = (await (await fetch(gw.url, { method: 'POST', headers: { ...gw.headers, 'content-type': 'application/json' }, body })).json()) as { payId: string };
+      steps.create.push(performance.now() - t0);
+      t0 = performance.now();
       const paid = await fetch(`${base}/sandbox/v1/payments/${created.payId}/simulate`, { method: 'POST', headers: admin, body: JSON.stringify({ card: '4111111111111111' }) });
+      await paid.arrayBuffer();
+      steps.pay.push(performance.now() - t0);
       if (paid.status !== 200) errors++;
       else payIds.push(created.payId);
     } catch {
@@ -232,13 +269,20 @@ async function benchCallbacks(gw: { url: string; headers: Record<string, string>
   const elapsed = (Date.now() - started) / 1000;
   const deadline = Date.now() + 15_000;
   while (arrivals.size < payIds.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await Promise.all(getsDone);
   server.close();
   const c = new pg.Client({ connectionString: dbUrl });
   await c.connect();
   const { rows } = await c.query<{ pay_id: string; at: Date }>(`SELECT pay_id, created_at AS at FROM payment_events WHERE final AND pay_id = ANY($1)`, [payIds]);
   await c.end();
   const lat = rows.filter((r) => arrivals.has(r.pay_id)).map((r) => arrivals.get(r.pay_id)! - r.at.getTime()).sort((a, b) => a - b);
+  const summary = (xs: number[]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    return { p50: Number(pct(sorted, 50).toFixed(1)), p99: Number(pct(sorted, 99).toFixed(1)) };
+  };
   return {
+    steps: { create: summary(steps.create), pay: summary(steps.pay), getAfterCallback: summary(steps.get) },
+    completedLifecycles: steps.get.length,
     targetRate: CALLBACK_RATE,
     achievedRate: Math.round(payIds.length / elapsed),
     paid: payIds.length,
@@ -267,6 +311,7 @@ function callbackLines(c: Awaited<ReturnType<typeof benchCallbacks>> | undefined
     '',
     `callbacks, PostgreSQL: payments paid at ${c.achievedRate}/s (asked ${c.targetRate}/s; ${c.skipped} arrivals skipped at 256 in flight, ${c.errors} errors); ${c.delivered}/${c.paid} callbacks received`,
     `callback latency, final-status commit → receiver: p50 ${c.p50} ms, p99 ${c.p99} ms, max ${c.max} ms (targets p50 ≤ 50 ms, p99 ≤ 250 ms at ≥ 300/s)`,
+    `lifecycle steps (p50 / p99 ms): create ${c.steps.create.p50} / ${c.steps.create.p99}, pay ${c.steps.pay.p50} / ${c.steps.pay.p99}, get after callback ${c.steps.getAfterCallback.p50} / ${c.steps.getAfterCallback.p99}; ${c.completedLifecycles} lifecycles completed`,
   ];
 }
 
@@ -295,8 +340,10 @@ async function main() {
         }
         if (floor) floorLoad = mean(floorRuns);
         if (gw) pgRun = { load: mean(gwRuns), rssMb: peakRssMb(gw.proc.child.pid!) };
+        if (gw) results.processesAfterCreateLoad = peakRssTree(gw.proc.child.pid!);
         if (gw && ONLY.has('checkout')) results.checkout = await benchCheckout(gw);
         if (gw && ONLY.has('callbacks')) results.callbacks = await benchCallbacks(gw, gwDb.url);
+        if (gw) results.processes = peakRssTree(gw.proc.child.pid!);
         results.roundsRps = { floor: floorRuns.map((r) => r.rps), createPaymentPostgres: gwRuns.map((r) => r.rps) };
       } finally {
         await floor?.stop();
@@ -332,6 +379,7 @@ async function main() {
       `create-payment / floor = ${ratio} (target ≥ 0.6); p99 ${pgRun.load.p99.toFixed(1)} ms (target ≤ 25 ms)`,
       ...checkoutLines(results.checkout as Awaited<ReturnType<typeof benchCheckout>> | undefined),
       ...callbackLines(results.callbacks as Awaited<ReturnType<typeof benchCallbacks>> | undefined),
+      ...(results.processes ? ['', `gateway processes, peak RSS: ${(results.processes as { pid: number; peakRssMb: number | null }[]).map((p) => `${p.pid}: ${p.peakRssMb} MB`).join(', ')} (target ≤ 200 MB each)`] : []),
     ].join('\n');
     console.log(table);
     fs.writeFileSync(process.env.BENCH_OUT ?? path.join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
