@@ -63,7 +63,7 @@ export const defaultMethod = (p: PaymentRow) => METHOD_ORDER.find((m) => p.metho
 const hidden = (c: PageContext, method: number) =>
   html`<input type="hidden" name="csrf" value="${c.csrf}"><input type="hidden" name="method" value="${method}"><input type="hidden" name="lang" value="${c.t.lang}">`;
 
-function field(c: PageContext, name: string, label: string, opts: { type?: string; autocomplete: string; inputmode?: string; hint?: string; error?: string; value?: string }): Html {
+function field(name: string, label: string, opts: { type?: string; autocomplete: string; inputmode?: string; hint?: string; error?: string; value?: string }): Html {
   const errId = `${name}-error`;
   const hintId = `${name}-hint`;
   const described = [opts.error ? errId : '', opts.hint ? hintId : ''].filter(Boolean).join(' ');
@@ -90,10 +90,10 @@ function panel(c: PageContext, method: number, st: PanelState): Html {
       const msg = (f: CardField) => (e[f] ? t[e[f]!] : undefined);
       return html`<form method="post" action="${action}" novalidate>${hidden(c, 5)}
 ${Object.keys(e).length ? html`<p class="notice" role="alert">${t.fixErrors}</p>` : ''}
-${field(c, 'number', t.cardNumber, { autocomplete: 'cc-number', inputmode: 'numeric', error: msg('number') })}
-<div class="row"><div>${field(c, 'expiry', t.expiry, { autocomplete: 'cc-exp', inputmode: 'numeric', hint: t.expiryHint, error: msg('expiry') })}</div>
-<div>${field(c, 'securityCode', t.securityCode, { type: 'password', autocomplete: 'cc-csc', inputmode: 'numeric', hint: t.securityCodeHint, error: msg('securityCode') })}</div></div>
-${field(c, 'holder', t.holder, { autocomplete: 'cc-name', error: msg('holder'), value: st.holder })}
+${field('number', t.cardNumber, { autocomplete: 'cc-number', inputmode: 'numeric', error: msg('number') })}
+<div class="row"><div>${field('expiry', t.expiry, { autocomplete: 'cc-exp', inputmode: 'numeric', hint: t.expiryHint, error: msg('expiry') })}</div>
+<div>${field('securityCode', t.securityCode, { type: 'password', autocomplete: 'cc-csc', inputmode: 'numeric', hint: t.securityCodeHint, error: msg('securityCode') })}</div></div>
+${field('holder', t.holder, { autocomplete: 'cc-name', error: msg('holder'), value: st.holder })}
 <button type="submit">${payLabel}</button>
 ${c.sandbox ? html`<p class="hint">Sandbox: 4111 1111 1111 1111 approves, 4000 0000 0000 0002 declines, 4000 0000 0000 3220 asks for 3-D Secure (1234).</p>` : ''}
 </form>`;
@@ -105,8 +105,8 @@ ${c.sandbox ? html`<p class="hint">Sandbox: 4111 1111 1111 1111 approves, 4000 0
     case 7:
       return html`<form method="post" action="${action}">${hidden(c, 7)}<h2>${t.bankTitle}</h2>
 ${st.loginFailed ? html`<p class="notice" role="alert">${t.loginFailed}</p>` : ''}
-${field(c, 'username', t.username, { autocomplete: 'username' })}
-${field(c, 'password', t.password, { type: 'password', autocomplete: 'current-password' })}
+${field('username', t.username, { autocomplete: 'username' })}
+${field('password', t.password, { type: 'password', autocomplete: 'current-password' })}
 <button type="submit">${t.loginAndPay}</button>
 ${c.sandbox ? html`<p class="hint">Sandbox users (password demo): ${Object.keys(BANK_USERS).join(', ')}.</p>` : ''}
 </form>`;
@@ -153,7 +153,7 @@ export function challengePage(c: PageContext, failed = false): string {
 <input type="hidden" name="csrf" value="${c.csrf}"><input type="hidden" name="lang" value="${c.t.lang}">
 <h2>${c.t.challengeTitle}</h2><p>${c.t.challengeText}</p>
 ${failed ? html`<p class="notice" role="alert">${c.t.rc_decline_authentication_failed}</p>` : ''}
-${field(c, 'code', c.t.challengeCode, { autocomplete: 'one-time-code', inputmode: 'numeric' })}
+${field('code', c.t.challengeCode, { autocomplete: 'one-time-code', inputmode: 'numeric' })}
 <button type="submit">${c.t.confirm}</button>
 ${c.sandbox ? html`<p class="hint">Sandbox: 1234 passes, any other code fails.</p>` : ''}</form>`;
   return layout(c, c.t.challengeTitle, body);
