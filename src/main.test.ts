@@ -31,7 +31,8 @@ async function start(env: Record<string, string>): Promise<Proc> {
   child.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const deadline = Date.now() + 30_000;
-  while (!out.includes('Server listening')) {
+  // The banner comes last in both modes (in a cluster, after a worker reports ready).
+  while (!out.includes(' gateway on ')) {
     if (child.exitCode !== null) throw new Error(`gateway exited: ${out}`);
     if (Date.now() > deadline) throw new Error(`gateway did not start: ${out}`);
     await new Promise((r) => setTimeout(r, 50));
