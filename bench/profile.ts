@@ -1,8 +1,11 @@
-// `node --import tsx bench/profile.ts`: CPU-profiles one gateway process on PostgreSQL under the
-// create-payment load and prints the functions with the most self time.
-import { spawn } from 'node:child_process';
+// `node --import tsx bench/profile.ts [--lifecycle]`: CPU-profiles one gateway process on PostgreSQL
+// under the create-payment load (or, with --lifecycle, 32 customers creating and paying through the
+// simulate endpoint with a callback to a local receiver) and prints the functions with the most
+// self time.
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -17,26 +20,56 @@ const url = new URL(SERVER_URL);
 url.pathname = `/${name}`;
 const profDir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-prof-'));
 const token = `prof-admin-${randomBytes(8).toString('hex')}`;
-const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--import', 'tsx', 'src/main.ts'], {
-  env: { ...process.env, DATABASE_URL: url.toString(), PORT: '18085', LOG_LEVEL: 'warn', KARIBCHE_ADMIN_TOKEN: token },
+execFileSync(process.execPath, ['scripts/build.mjs']);
+const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, 'dist/main.mjs'], {
+  env: { ...process.env, DATABASE_URL: url.toString(), PORT: '18085', LOG_LEVEL: 'warn', KARIBCHE_ADMIN_TOKEN: token, KARIBCHE_WORKERS: '1' },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 let out = '';
 child.stdout!.on('data', (d) => (out += d));
 while (!out.includes('gateway on')) await new Promise((r) => setTimeout(r, 50));
 const base = 'http://127.0.0.1:18085';
-const created = await (await fetch(`${base}/admin/v1/merchants`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'P' }) })).json();
+const created = await (await fetch(`${base}/admin/v1/merchants`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'P', callbackUrlPrefixes: ['http://127.0.0.1'] }) })).json();
 const c = created.credentials;
 const tok = await (await fetch(`${base}/v1/gateway/access-token`, { method: 'POST', headers: { apikey: c.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ client_id: c.clientId, client_secret: c.clientSecret }) })).json();
-const r = await autocannon({
-  url: `${base}/v1/gateway/payments`,
-  method: 'POST',
-  connections: 64,
-  duration: Number(process.env.PROFILE_SECONDS ?? 8),
-  headers: { apikey: c.apiKey, authorization: `Bearer ${tok.access_token}`, 'content-type': 'application/json' },
-  body: JSON.stringify({ amount: { currency: 'GEL', total: '25.40' }, returnurl: 'https://shop.example/return' }),
-});
-console.log(`create-payment ${Math.round(r.requests.average)} req/s p50 ${r.latency.p50} p99 ${r.latency.p99} non2xx ${r.non2xx}`);
+const seconds = Number(process.env.PROFILE_SECONDS ?? 8);
+let done = 0;
+const merchant = { apikey: c.apiKey, authorization: `Bearer ${tok.access_token}`, 'content-type': 'application/json' };
+if (process.argv.includes('--lifecycle')) {
+  let callbacks = 0;
+  const rx = http.createServer((req, res) => req.resume().on('end', () => (callbacks++, res.end('ok')))).listen(0, '127.0.0.1');
+  await new Promise((r) => rx.once('listening', r));
+  const callbackUrl = `http://127.0.0.1:${(rx.address() as { port: number }).port}/cb`;
+  const body = JSON.stringify({ amount: { currency: 'GEL', total: '10.00' }, returnurl: 'https://shop.example/r', callbackUrl });
+  const adminHeaders = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  let paid = 0;
+  const end = Date.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (Date.now() < end) {
+        const { payId } = (await (await fetch(`${base}/v1/gateway/payments`, { method: 'POST', headers: merchant, body })).json()) as { payId: string };
+        const res = await fetch(`${base}/sandbox/v1/payments/${payId}/simulate`, { method: 'POST', headers: adminHeaders, body: '{"card":"4111111111111111"}' });
+        await res.arrayBuffer();
+        if (res.status === 200) paid++;
+      }
+    }),
+  );
+  await new Promise((r) => setTimeout(r, 1_000));
+  console.log(`lifecycle: ${Math.round(paid / seconds)} payments/s created and paid, ${callbacks} of ${paid} callbacks received`);
+  done = paid;
+  rx.close();
+} else {
+  const r = await autocannon({
+    url: `${base}/v1/gateway/payments`,
+    method: 'POST',
+    connections: 64,
+    duration: seconds,
+    headers: merchant,
+    body: JSON.stringify({ amount: { currency: 'GEL', total: '25.40' }, returnurl: 'https://shop.example/return' }),
+  });
+  console.log(`create-payment ${Math.round(r.requests.average)} req/s p50 ${r.latency.p50} p99 ${r.latency.p99} non2xx ${r.non2xx}`);
+  done = r.requests.total;
+}
 await new Promise<void>((resolve) => {
   child.on('exit', () => resolve());
   child.kill('SIGTERM');
@@ -57,6 +90,9 @@ for (const node of prof.nodes) {
   const key = `${cf.functionName || '(anon)'} ${cf.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/src\//, 'src/')}:${cf.lineNumber}`;
   self.set(key, (self.get(key) ?? 0) + t);
 }
+// CPU the gateway spent per operation: steadier than throughput on a VM whose speed drifts.
+const idle = self.get('(idle) :-1') ?? 0;
+console.log(`gateway busy ${((total - idle) / 1000 / done).toFixed(3)} ms of CPU per ${process.argv.includes('--lifecycle') ? 'paid payment' : 'created payment'} (whole run incl. start-up, ${done} done)`);
 const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.PROFILE_TOP ?? 35));
 for (const [k, t] of top) console.log(`${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}`);
 console.log(`profile: ${path.join(profDir, file)}`);

@@ -4,7 +4,7 @@ import formbody from '@fastify/formbody';
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { adminRoutes } from './admin/routes.ts';
 import { AuthFailures } from './api/auth-failures.ts';
 import { ERRORS } from './api/errors.ts';
@@ -16,7 +16,7 @@ import { operationRoutes } from './api/routes/operations.ts';
 import { paymentRoutes } from './api/routes/payments.ts';
 import { ProblemSchema } from './api/schemas.ts';
 import { apiSecurityHeaders } from './api/security-headers.ts';
-import { checkoutRoutes } from './checkout/routes.ts';
+import { checkoutRoutes, isCheckoutPage, sendCheckoutNotFound } from './checkout/routes.ts';
 import { docsRoutes } from './ops/docs.ts';
 import { opsRoutes } from './ops/routes.ts';
 import { sandboxRoutes } from './sandbox/routes.ts';
@@ -24,6 +24,17 @@ import type { Services } from './services.ts';
 
 export async function buildApp(s: Services, draining: { value: boolean } = { value: false }): Promise<FastifyInstance> {
   const { config } = s;
+  const patterns: RegExp[] = [];
+  const notFound = (request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?')[0]!;
+    if (isCheckoutPage(path)) return sendCheckoutNotFound(request, reply);
+    const known = patterns.some((p) => p.test(path));
+    const err = known
+      ? problem(ERRORS.methodNotAllowed, { detail: `${request.method} is not allowed on ${path}` })
+      : problem(ERRORS.routeNotFound, { detail: `No endpoint ${request.method} ${path}` });
+    return sendProblem(reply, config.publicUrl, err);
+  };
+
   const app = Fastify({
     loggerInstance: s.log as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
@@ -32,9 +43,17 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
     return503OnClosing: true,
     routerOptions: { caseSensitive: true, ignoreTrailingSlash: true },
     ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false } },
+    // Errors the router raises before any route runs (an over-long or undecodable path segment):
+    // answered in our shapes too, never Fastify's default JSON.
+    frameworkErrors: (error, request, reply) => {
+      if (isCheckoutPage(request.url)) return sendCheckoutNotFound(request, reply);
+      const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      const path = request.url.split('?')[0]!.slice(0, 200);
+      return sendProblem(reply, config.publicUrl, tooLong ? problem(ERRORS.uriTooLong) : problem(ERRORS.routeNotFound, { detail: `Malformed path ${path}` }));
+    },
   });
 
-  registerHttpConventions(app, config.publicUrl);
+  registerHttpConventions(app, config.publicUrl, notFound);
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
   await app.register(cookie);
   // Flood guard per source address on the routes that opt in (the token endpoint). It counts in
@@ -65,19 +84,11 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
   });
 
   // 405 for a known path with another method: remember every route's path as a pattern.
-  const patterns: RegExp[] = [];
   app.addHook('onRoute', (route) => {
     const re = route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+');
     patterns.push(new RegExp(`^${re}/?$`));
   });
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0]!;
-    const known = patterns.some((p) => p.test(path));
-    const err = known
-      ? problem(ERRORS.methodNotAllowed, { detail: `${request.method} is not allowed on ${path}` })
-      : problem(ERRORS.routeNotFound, { detail: `No endpoint ${request.method} ${path}` });
-    return sendProblem(reply, config.publicUrl, err);
-  });
+  app.setNotFoundHandler(notFound);
 
   const securityHeaders = apiSecurityHeaders(config.mode);
   const { 'Content-Security-Policy': _csp, ...withoutCsp } = securityHeaders;

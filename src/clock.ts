@@ -29,3 +29,13 @@ export class Clock {
     this.offsetMs = ms;
   }
 }
+
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+/** A cached Intl.DateTimeFormat: building one costs ~50 µs, far more than formatting with it. */
+export function dateFormat(locale: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const key = `${locale}|${JSON.stringify(options)}`;
+  let f = formats.get(key);
+  if (!f) formats.set(key, (f = new Intl.DateTimeFormat(locale, options)));
+  return f;
+}

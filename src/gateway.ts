@@ -22,7 +22,7 @@ import { SimulatorAcquirer } from './acquirer/simulator.ts';
 import { CallbackDispatcher } from './callbacks/dispatcher.ts';
 import { reconcile } from './payments/reconciler.ts';
 import { sharedSecret } from './store/secrets.ts';
-import { IDEMPOTENCY } from './api/idempotency.ts';
+import { IDEMPOTENCY, releasePendingClaims } from './api/idempotency.ts';
 
 export interface GatewayOptions {
   /** Use this database instead of opening the configured one (it is then not closed by close()). */
@@ -110,6 +110,7 @@ function startBackground(s: Services): { stop(): Promise<void> } {
   const tick = async () => {
     try {
       await s.sharedClock.refresh();
+      await releasePendingClaims(s.db);
       await s.sweeper.sweep();
       await reconcile(s);
       if (++ticks % HOUSEKEEPING_EVERY === 0) {

@@ -52,7 +52,7 @@ const CREATE: readonly Operation[] = ['create-payment'];
 
 export const ERRORS = {
   // Shared by every operation.
-  invalidRequest: def(400, '001', 'Invalid request', [...BODY_OPERATIONS, 'get-payment'], 'One or more fields are invalid; `invalidParams` lists each with the reason (and its own systemCode when a specific rule failed).'),
+  invalidRequest: def(400, '001', 'Invalid request', [...BODY_OPERATIONS, 'get-payment', 'checkout'], 'One or more fields are invalid; `invalidParams` lists each with the reason (and its own systemCode when a specific rule failed).'),
   malformedBody: def(400, '002', 'Malformed request body', BODY_OPERATIONS, 'The body is not valid JSON (or form data) for its Content-Type.'),
   invalidApiKey: def(401, '001', 'Invalid API key', ['access-token', ...MERCHANT_OPERATIONS], 'The `apikey` header is missing, unknown, revoked, or belongs to another merchant than the token.'),
   invalidToken: def(401, '002', 'Invalid access token', MERCHANT_OPERATIONS, 'The bearer token is missing, malformed, expired, forged, or was issued before the client secret was rotated. Get a new one from /access-token.'),
@@ -62,6 +62,7 @@ export const ERRORS = {
   cardNotFound: def(404, '002', 'Saved card not found', ['execute-payment', 'delete-card'], 'No saved card with this recId exists for this merchant.'),
   merchantNotFound: def(404, '003', 'Merchant not found', ['admin', 'sandbox'], 'No merchant with this clientId.'),
   routeNotFound: def(404, '004', 'Not found', ['system'], 'No such endpoint.'),
+  uriTooLong: def(414, '001', 'URI too long', ['system'], 'A path segment is longer than 100 characters; no resource has an id that long.'),
   methodNotAllowed: def(405, '001', 'Method not allowed', ['system'], 'The endpoint exists but not with this HTTP method.'),
   idempotencyInProgress: def(409, '001', 'Request in progress', POST_OPERATIONS, 'A request with this Idempotency-Key is still being processed; retry after it finishes.'),
   payloadTooLarge: def(413, '001', 'Request body too large', BODY_OPERATIONS, 'Request bodies are limited to 64 KiB.'),

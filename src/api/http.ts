@@ -1,6 +1,6 @@
 // HTTP conventions shared by every route (SPEC 1 and 12): JSON parsing that tolerates an empty
 // body, lenient binding before validation, and one error handler that answers problem JSON.
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isUnavailable } from '../store/db.ts';
 import { ERRORS } from './errors.ts';
 import { normalizeBody } from './lenient.ts';
@@ -54,7 +54,7 @@ export function invalidParamsFromAjv(errors: AjvError[], context: string): Inval
   return [...seen.values()];
 }
 
-export function registerHttpConventions(app: FastifyInstance, publicUrl: string): void {
+export function registerHttpConventions(app: FastifyInstance, publicUrl: string, notFound: (request: FastifyRequest, reply: FastifyReply) => unknown): void {
   // JSON with secure prototype handling (Fastify's own parser); an empty body is simply absent,
   // so `Content-Type: application/json` on a bodiless GET or DELETE does no harm.
   const defaultJson = app.getDefaultJsonParser('error', 'error');
@@ -67,6 +67,12 @@ export function registerHttpConventions(app: FastifyInstance, publicUrl: string)
   // JSON only, except that the access-token endpoint (SPEC 2) and the checkout forms take form data.
   app.removeContentTypeParser('text/plain');
   app.addHook('preValidation', async (request) => {
+    if (request.is404) return; // the not-found handler answers, whatever the body
+    // PostgreSQL text cannot hold U+0000: refuse it here rather than fail in the database. (Query
+    // strings reach the database only through typed schema values.)
+    if (hasNul(request.params) || hasNul(request.body)) {
+      throw problem(ERRORS.invalidRequest, { detail: 'Text must not contain the NUL character (U+0000)' });
+    }
     const op = request.routeOptions.config.operation;
     if (request.body !== undefined && op !== 'access-token' && op !== 'checkout') {
       const type = String(request.headers['content-type'] ?? '');
@@ -80,6 +86,8 @@ export function registerHttpConventions(app: FastifyInstance, publicUrl: string)
   });
 
   app.setErrorHandler((error: FastifyError | ProblemError, request, reply) => {
+    // A body that cannot be parsed for a path that does not exist: the path is the answer.
+    if (request.is404 && !(error instanceof ProblemError)) return notFound(request, reply);
     if (error instanceof ProblemError) return sendProblem(reply, publicUrl, error);
     const fe = error as FastifyError & { validation?: AjvError[]; validationContext?: string };
     if (fe.validation) {
@@ -97,6 +105,13 @@ export function registerHttpConventions(app: FastifyInstance, publicUrl: string)
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(reply, publicUrl, problem(ERRORS.internal, { detail: `Internal error (request id ${request.id})` }));
   });
+}
+
+function hasNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (value === null || typeof value !== 'object') return false;
+  for (const [k, v] of Object.entries(value)) if (k.includes('\u0000') || hasNul(v)) return true;
+  return false;
 }
 
 function mapFrameworkError(e: FastifyError): ProblemError | null {

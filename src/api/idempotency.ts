@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
-import type { Db, Queryable } from '../store/db.ts';
+import { isUnavailable, type Db, type Queryable } from '../store/db.ts';
 import { ERRORS } from './errors.ts';
 import { operationOf, problem } from './problem.ts';
 
@@ -86,17 +86,24 @@ export async function idempotent(
   const clientId = request.merchant.clientId;
   const hash = requestHash(request);
   const now = clock.now();
-  const claimed = await db.query(
-    `INSERT INTO idempotency_keys (client_id, key, request_hash, state, created_at, locked_until)
-     VALUES ($1, $2, $3, 'running', $4, $5)
-     ON CONFLICT (client_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, state = 'running',
-       response_status = NULL, response_body = NULL, created_at = EXCLUDED.created_at, locked_until = EXCLUDED.locked_until
-     WHERE idempotency_keys.created_at <= $6
-        OR (idempotency_keys.state = 'running' AND idempotency_keys.locked_until <= $4
-            AND idempotency_keys.request_hash = EXCLUDED.request_hash AND idempotency_keys.pay_id IS NULL)
-     RETURNING key`,
-    [clientId, key, hash, now, new Date(now.getTime() + IDEMPOTENCY.claimTimeoutMs), new Date(now.getTime() - IDEMPOTENCY.retentionMs)],
-  );
+  const claimed = await db
+    .query(
+      `INSERT INTO idempotency_keys (client_id, key, request_hash, state, created_at, locked_until)
+       VALUES ($1, $2, $3, 'running', $4, $5)
+       ON CONFLICT (client_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, state = 'running',
+         response_status = NULL, response_body = NULL, created_at = EXCLUDED.created_at, locked_until = EXCLUDED.locked_until
+       WHERE idempotency_keys.created_at <= $6
+          OR (idempotency_keys.state = 'running' AND idempotency_keys.locked_until <= $4
+              AND idempotency_keys.request_hash = EXCLUDED.request_hash AND idempotency_keys.pay_id IS NULL)
+       RETURNING key`,
+      [clientId, key, hash, now, new Date(now.getTime() + IDEMPOTENCY.claimTimeoutMs), new Date(now.getTime() - IDEMPOTENCY.retentionMs)],
+    )
+    .catch((err) => {
+      // The connection broke: the claim may have been committed or not. Release it when the
+      // database is back (a no-op if it never was), as for a request that failed after claiming.
+      if (isUnavailable(err)) releaseLater(db, clientId, key, now);
+      throw err;
+    });
   if (claimed.rowCount === 0) {
     const { rows } = await db.query<KeyRow>(
       'SELECT request_hash, state, response_status, response_body, pay_id, locked_until FROM idempotency_keys WHERE client_id = $1 AND key = $2',
@@ -150,10 +157,56 @@ export async function idempotent(
     // Nothing was changed (the operation's transaction rolled back or never started): free the key
     // so the client can retry, like a request that was never made. A linked key stays: its payment exists.
     if (!saved && !linked) {
-      await db
-        .query(`DELETE FROM idempotency_keys WHERE client_id = $1 AND key = $2 AND state = 'running'`, [clientId, key])
-        .catch((e) => request.log.warn({ err: e }, 'could not release idempotency key'));
+      await releaseClaim(db, clientId, key, now).catch((e) => {
+        // The database is away (the reason this request failed, most likely): release the key when
+        // it is back rather than answer the client's retries 409 until the claim times out.
+        releaseLater(db, clientId, key, now);
+        request.log.warn({ err: e }, 'could not release idempotency key; will retry');
+      });
     }
     throw err;
   }
+}
+
+// Only this request's own claim (its creation time): a retry that took the key over after the
+// claim timed out holds a claim of its own, which must stay.
+const releaseClaim = (db: Db, clientId: string, key: string, claimedAt: Date) =>
+  db.query(`DELETE FROM idempotency_keys WHERE client_id = $1 AND key = $2 AND state = 'running' AND pay_id IS NULL AND created_at = $3`, [clientId, key, claimedAt]);
+
+const pendingReleases = new WeakMap<Db, Set<string>>();
+function releaseLater(db: Db, clientId: string, key: string, claimedAt: Date): void {
+  let set = pendingReleases.get(db);
+  if (!set) pendingReleases.set(db, (set = new Set()));
+  set.add(JSON.stringify([clientId, key, claimedAt.toISOString()]));
+}
+
+/**
+ * A cancel or completion whose acquirer answer was lost keeps its key, linked to the payment; the
+ * reconciler finishing the operation answers that key here, in its transaction: a retry then
+ * replays the result instead of running the operation again.
+ */
+export async function saveLinkedResponse(q: Queryable, payId: string, status: number, body: unknown): Promise<void> {
+  await q.query(
+    `UPDATE idempotency_keys SET state = 'done', response_status = $2, response_body = $3, locked_until = NULL WHERE pay_id = $1 AND state = 'running'`,
+    [payId, status, JSON.stringify(body)],
+  );
+}
+
+/** …or, when the acquirer refused it (nothing changed), frees the key for a fresh attempt. */
+export async function releaseLinkedClaim(q: Queryable, payId: string): Promise<void> {
+  await q.query(`DELETE FROM idempotency_keys WHERE pay_id = $1 AND state = 'running'`, [payId]);
+}
+
+/** Releases the claims of failed requests that could not be released at the time (background tick). */
+export async function releasePendingClaims(db: Db): Promise<number> {
+  const set = pendingReleases.get(db);
+  if (!set?.size) return 0;
+  let released = 0;
+  for (const entry of [...set]) {
+    const [clientId, key, claimedAt] = JSON.parse(entry) as [string, string, string];
+    await releaseClaim(db, clientId, key, new Date(claimedAt)); // throws while the database is still away: retried next tick
+    set.delete(entry);
+    released++;
+  }
+  return released;
 }

@@ -9,7 +9,8 @@ import type { Metrics } from '../ops/metrics.ts';
 import type { Db } from '../store/db.ts';
 import { sendCallback, sendOptionsFor } from './send.ts';
 import { activeSecrets } from './signature.ts';
-import { CALLBACK_CHANNEL, claimDue, recordAttempt, type Claimed } from './store.ts';
+import { AttemptRecorder } from './recorder.ts';
+import { CALLBACK_CHANNEL, claimDue, type Claimed } from './store.ts';
 
 export interface DispatcherDeps {
   db: Db;
@@ -26,12 +27,16 @@ export class CallbackDispatcher {
   private inFlight = new Set<Promise<void>>();
   private running = false;
   private wake: (() => void) | null = null;
+  /** A nudge that came while no one was asleep to hear it (the loop was claiming). */
+  private nudged = false;
   private loop: Promise<void> | null = null;
   private readonly leaseSeconds: number;
+  private readonly recorder: AttemptRecorder;
 
   constructor(private readonly s: DispatcherDeps) {
     // Long enough for the request's own deadline and the bookkeeping after it.
     this.leaseSeconds = Math.ceil(s.config.callbackTimeoutMs / 1000) + 5;
+    this.recorder = new AttemptRecorder(s.db, s.clock);
   }
 
   async start(): Promise<void> {
@@ -48,16 +53,20 @@ export class CallbackDispatcher {
   }
 
   nudge(): void {
-    this.wake?.();
+    if (this.wake) this.wake();
+    else this.nudged = true;
   }
 
   private async run(): Promise<void> {
     while (this.running) {
+      this.nudged = false;
       try {
         await this.fill();
       } catch (err) {
         this.s.log.warn({ err }, 'callback claim failed');
       }
+      // A notification that arrived during the claim may be for a row the claim could not see yet.
+      if (this.nudged && this.running) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.s.config.callbackPollMs);
         this.wake = () => {
@@ -108,11 +117,9 @@ export class CallbackDispatcher {
         )
       : { httpStatus: null, error: 'merchant not found', excerpt: null, durationMs: 0 };
     const delivered = result.httpStatus !== null && result.httpStatus >= 200 && result.httpStatus < 300;
-    const status = await recordAttempt(
-      this.s.db,
-      { eventId: c.event_id, payId: c.pay_id, attempt: c.attempts, url: c.url, startedAt, durationMs: result.durationMs, httpStatus: result.httpStatus, error: result.error, excerpt: result.excerpt, delivered },
-      clock.now(),
-    );
+    const status = await this.recorder.record({
+      eventId: c.event_id, payId: c.pay_id, attempt: c.attempts, url: c.url, startedAt, durationMs: result.durationMs, httpStatus: result.httpStatus, error: result.error, excerpt: result.excerpt, delivered,
+    });
     this.s.metrics.callbackAttempts.inc({ outcome: delivered ? 'delivered' : status === 'failed' ? 'failed' : 'retry' });
     if (delivered) this.s.metrics.callbackLatency.observe(Math.max(0, clock.nowMs() - c.created_at.getTime()) / 1000);
     if (!delivered) this.s.log.info({ payId: c.pay_id, attempt: c.attempts, httpStatus: result.httpStatus, error: result.error, next: status }, 'callback not delivered');

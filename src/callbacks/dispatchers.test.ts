@@ -1,13 +1,13 @@
 // Callback delivery across processes on one PostgreSQL: several dispatchers, notification
 // wake-up, and a gateway killed while a delivery is in flight.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import type { Gateway } from '../gateway.ts';
 import { attemptPayment } from '../payments/attempt.ts';
 import { freePort } from '../testing/browser.ts';
 import { BACKENDS, openTestDb } from '../testing/databases.ts';
 import { ADMIN_TOKEN, MerchantClient, basicPayment, secondGateway, startTestGateway, type TestGateway } from '../testing/harness.ts';
+import { startGatewayProcess } from '../testing/process.ts';
 import { Receiver } from '../testing/receiver.ts';
 
 const CARD = { number: '4111111111111111', expMonth: 12, expYear: 2030, securityCode: '123', holder: 'A' };
@@ -71,19 +71,8 @@ if (BACKENDS.includes('postgres')) {
       const hold = await new Receiver().start();
       hold.answers = ['hang', 200];
       const port = await freePort();
-      const env = { ...process.env, DATABASE_URL: test.url!, KARIBCHE_DATA_DIR: test.dataDir, PORT: String(port), KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn', KARIBCHE_CALLBACK_TIMEOUT_MS: '1000', KARIBCHE_CALLBACK_POLL_MS: '200', KARIBCHE_WORKERS: '1' };
-      const startProc = async (): Promise<ChildProcess> => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-        let out = '';
-        child.stdout!.on('data', (d) => (out += d));
-        child.stderr!.on('data', (d) => (out += d));
-        const end = Date.now() + 30_000;
-        while (!out.includes('gateway on')) {
-          if (Date.now() > end || child.exitCode !== null) throw new Error(out);
-          await new Promise((r) => setTimeout(r, 50));
-        }
-        return child;
-      };
+      const env = { DATABASE_URL: test.url!, KARIBCHE_DATA_DIR: test.dataDir, PORT: String(port), KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn', KARIBCHE_CALLBACK_TIMEOUT_MS: '1000', KARIBCHE_CALLBACK_POLL_MS: '200', KARIBCHE_WORKERS: '1' };
+      const startProc = async () => (await startGatewayProcess(env)).child;
       let child = await startProc();
       try {
         const base = `http://127.0.0.1:${port}`;

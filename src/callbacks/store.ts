@@ -53,30 +53,48 @@ export interface AttemptRecord {
 }
 
 /**
- * Logs the attempt and moves the delivery on — delivered, the next retry, or failed after 3 days —
- * in one statement (one commit). The attempt number guards against a stale dispatcher whose lease
- * ran out: its result is logged but moves nothing.
+ * Logs attempts and moves each delivery on — delivered, the next retry, or failed after 3 days —
+ * in one statement (one commit) for the whole batch: under load the dispatcher records many
+ * attempts at once. The attempt number guards against a stale dispatcher whose lease ran out: its
+ * result is logged but moves nothing ('superseded'). Returns each delivery's new status, in order.
  */
-export async function recordAttempt(q: Queryable, a: AttemptRecord, now: Date): Promise<string> {
-  const { rows } = await q.query<{ status: string | null }>(
-    `WITH log AS (
+export async function recordAttempts(q: Queryable, batch: AttemptRecord[], now: Date): Promise<string[]> {
+  const col = <T>(f: (a: AttemptRecord) => T) => batch.map(f);
+  const { rows } = await q.query<{ i: number; status: string | null }>(
+    `WITH r AS (
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::timestamptz[], $6::int[], $7::int[], $8::text[], $9::text[], $10::boolean[])
+         WITH ORDINALITY AS r(event_id, pay_id, attempt, url, started_at, duration_ms, http_status, error, excerpt, delivered, i)),
+     log AS (
        INSERT INTO callback_attempts (event_id, pay_id, attempt, url, started_at, duration_ms, http_status, error, response_excerpt)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)),
+       SELECT event_id, pay_id, attempt, url, started_at, duration_ms, http_status, error, excerpt FROM r),
      moved AS (
-       UPDATE callback_deliveries SET
-         status = CASE WHEN $10 THEN 'delivered'
-                       WHEN $11::timestamptz + karibche_callback_backoff(attempts) > created_at + make_interval(days => ${RETRY_DAYS}) THEN 'failed'
+       UPDATE callback_deliveries d SET
+         status = CASE WHEN r.delivered THEN 'delivered'
+                       WHEN $11::timestamptz + karibche_callback_backoff(d.attempts) > d.created_at + make_interval(days => ${RETRY_DAYS}) THEN 'failed'
                        ELSE 'pending' END,
-         next_attempt_at = CASE WHEN $10 THEN next_attempt_at ELSE $11::timestamptz + karibche_callback_backoff(attempts) END,
-         delivered_at = CASE WHEN $10 THEN $11::timestamptz ELSE delivered_at END,
-         lease_until = NULL, last_status = $7, last_error = $12
-       WHERE event_id = $1 AND attempts = $3 AND status = 'delivering'
-       RETURNING status)
-     SELECT (SELECT status FROM moved) AS status`,
-    [a.eventId, a.payId, a.attempt, a.url, a.startedAt, a.durationMs, a.httpStatus, a.error, a.excerpt, a.delivered, now, a.delivered ? null : (a.error ?? `HTTP ${a.httpStatus}`)],
-    'record_callback_attempt',
+         next_attempt_at = CASE WHEN r.delivered THEN d.next_attempt_at ELSE $11::timestamptz + karibche_callback_backoff(d.attempts) END,
+         delivered_at = CASE WHEN r.delivered THEN $11::timestamptz ELSE d.delivered_at END,
+         lease_until = NULL, last_status = r.http_status,
+         last_error = CASE WHEN r.delivered THEN NULL ELSE coalesce(r.error, 'HTTP ' || r.http_status) END
+       FROM r WHERE d.event_id = r.event_id AND d.attempts = r.attempt AND d.status = 'delivering'
+       RETURNING d.event_id, d.status)
+     SELECT r.i::int AS i, m.status FROM r LEFT JOIN moved m ON m.event_id = r.event_id ORDER BY r.i`,
+    [
+      col((a) => a.eventId),
+      col((a) => a.payId),
+      col((a) => a.attempt),
+      col((a) => a.url),
+      col((a) => a.startedAt.toISOString()),
+      col((a) => a.durationMs),
+      col((a) => a.httpStatus),
+      col((a) => a.error),
+      col((a) => a.excerpt),
+      col((a) => a.delivered),
+      now,
+    ],
+    'record_callback_attempts',
   );
-  return rows[0]?.status ?? 'superseded';
+  return rows.map((r) => r.status ?? 'superseded');
 }
 
 export interface DeliveryRow {

@@ -15,6 +15,7 @@ import { selectPaymentById } from '../payments/store.ts';
 import { isFinal, STATUS, type Status } from '../payments/statuses.ts';
 import { yearMonthIn } from '../payments/text.ts';
 import type { Services } from '../services.ts';
+import { isUnavailable } from '../store/db.ts';
 import { bankLogin } from './bank-login.ts';
 import { CSRF_COOKIE, csrfToken, csrfValid, newCsrfCookie, qrToken } from './csrf.ts';
 import { trusted } from './html.ts';
@@ -34,6 +35,37 @@ class CheckoutError extends Error {
   }
 }
 
+/**
+ * HTML everywhere under /checkout, whatever went wrong: a customer never sees JSON. A client's
+ * mistake (a malformed form, an oversized body) keeps its 4xx status, a database outage is a 503,
+ * anything else a 500.
+ */
+export function sendCheckoutError(error: Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const t = texts((request.query as { lang?: string } | undefined)?.lang);
+  const clientStatus = (error as { statusCode?: number }).statusCode;
+  const e =
+    error instanceof CheckoutError
+      ? error
+      : error instanceof ProblemError
+        ? new CheckoutError(error.def.status, error.def.status === 429 ? 'tooMany' : error.def.status === 404 ? 'notFound' : 'error')
+        : clientStatus && clientStatus >= 400 && clientStatus < 500
+          ? new CheckoutError(clientStatus, 'error')
+          : isUnavailable(error)
+            ? new CheckoutError(503, 'error')
+            : (request.log.error({ err: error }, 'checkout error'), new CheckoutError(500, 'error'));
+  const text = e.key === 'notFound' ? t.notFoundText : e.key === 'error' ? '' : t[e.key];
+  return reply.code(e.status).type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(messagePage(t, e.key === 'notFound' ? t.notFound : t.title, text));
+}
+
+/** Under /checkout/ everything is a page for the customer but the page script's JSON status. */
+export const isCheckoutPage = (url: string) => {
+  const path = url.split('?')[0]!;
+  return path.startsWith('/checkout/') && !path.endsWith('/status');
+};
+
+/** Any path under /checkout/ that is no page: the checkout's own not-found page. */
+export const sendCheckoutNotFound = (request: FastifyRequest, reply: FastifyReply) => sendCheckoutError(new CheckoutError(404, 'notFound'), request, reply);
+
 export function checkoutRoutes(app: FastifyInstance, s: Services): void {
   const css = asset('checkout.css');
   const js = asset('checkout.js');
@@ -42,19 +74,7 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
 
   const config = { operation: 'checkout' as const };
   const postConfig = { ...config, rateLimit: { max: s.config.checkoutAttemptsPerMinute, timeWindow: 60_000 } };
-
-  // HTML everywhere under /checkout, whatever went wrong.
-  const errorHandler = (error: Error, request: FastifyRequest, reply: FastifyReply) => {
-    const t = texts((request.query as { lang?: string } | undefined)?.lang);
-    const e =
-      error instanceof CheckoutError
-        ? error
-        : error instanceof ProblemError && error.def.status === 429
-          ? new CheckoutError(429, 'tooMany')
-          : (request.log.error({ err: error }, 'checkout error'), new CheckoutError(500, 'error'));
-    const text = e.key === 'notFound' ? t.notFoundText : e.key === 'error' ? '' : t[e.key];
-    return reply.code(e.status).type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(messagePage(t, e.key === 'notFound' ? t.notFound : t.title, text));
-  };
+  const errorHandler = sendCheckoutError;
 
   function csp(reply: FastifyReply, payment: PaymentRow | null): void {
     const returnOrigin = payment?.return_url ? new URL(payment.return_url).origin : '';

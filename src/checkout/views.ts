@@ -1,4 +1,5 @@
 // The checkout page's HTML. Pure functions of the payment, the merchant and the texts.
+import { dateFormat } from '../clock.ts';
 import type { Merchant } from '../merchants/merchant.ts';
 import { ceilDiv, formatMinor } from '../payments/money.ts';
 import type { PaymentRow } from '../payments/row.ts';
@@ -42,7 +43,7 @@ ${body}
 function summary(c: PageContext, withClock: boolean): Html {
   const p = c.payment;
   const left = Math.max(0, Math.round((p.expires_at.getTime() - c.now.getTime()) / 1000));
-  const until = new Intl.DateTimeFormat(c.t.lang === 'ka' ? 'ka-GE' : 'en-GB', { timeZone: c.timeZone, hour: '2-digit', minute: '2-digit' }).format(p.expires_at);
+  const until = dateFormat(c.t.lang === 'ka' ? 'ka-GE' : 'en-GB', { timeZone: c.timeZone, hour: '2-digit', minute: '2-digit' }).format(p.expires_at);
   return html`<section class="summary" aria-label="${c.t.amount}">
 ${p.description ? html`<div>${p.description}</div>` : ''}
 <div class="amount">${money(p.amount, p.currency)}</div>

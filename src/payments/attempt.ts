@@ -4,11 +4,10 @@
 // transaction that also writes the event.
 import { AcquirerTimeout, type AcquirerResult, type CardDetails } from '../acquirer/acquirer.ts';
 import type { Services } from '../services.ts';
-import type { Queryable } from '../store/db.ts';
 import type { PaymentRow } from './row.ts';
 import { insertSavedCard } from './saved-cards.ts';
-import { lockPayment, transition, updatePayment } from './store.ts';
-import { STATUS } from './statuses.ts';
+import { lockPayment, selectPaymentById, startAttempt, transition, updatePayment, type PaymentPatch } from './store.ts';
+import { STATUS, type Status } from './statuses.ts';
 
 export type AttemptDetails =
   | { method: 5; card: CardDetails }
@@ -21,6 +20,7 @@ export class NotPayable extends Error {
   }
 }
 export class MethodNotOffered extends Error {}
+export class UnknownPayment extends Error {}
 
 type Deps = Pick<Services, 'db' | 'clock' | 'acquirer' | 'config' | 'log'>;
 
@@ -28,9 +28,12 @@ const referenceOf = (payId: string, attempt: number) => `${payId}.${attempt}`;
 
 /** Created → Processing for a new attempt, or NotPayable (expiring it on the way if it is due). */
 async function begin(s: Deps, payId: string, method: number): Promise<PaymentRow> {
+  // The usual case in one self-locking statement; anything else is sorted out below.
+  const started = await startAttempt(s.db, payId, method, s.clock.now());
+  if (started) return started;
   return s.db.tx(async (q) => {
     const row = await lockPayment(q, payId);
-    if (!row) throw new Error(`no payment ${payId}`);
+    if (!row) throw new UnknownPayment(`no payment ${payId}`);
     const now = s.clock.now();
     if (row.status === STATUS.created && row.expires_at.getTime() <= now.getTime()) {
       await transition(q, payId, STATUS.created, STATUS.expired, now);
@@ -46,51 +49,55 @@ async function begin(s: Deps, payId: string, method: number): Promise<PaymentRow
  * Applies the acquirer's answer to an attempt still Processing (a stale answer for an attempt that
  * was settled meanwhile changes nothing). Returns the payment as it is afterwards.
  */
-export async function settle(s: Deps, payId: string, attempt: number, result: AcquirerResult): Promise<PaymentRow> {
+export async function settle(s: Deps, payId: string, attempt: number, result: AcquirerResult, known?: PaymentRow): Promise<PaymentRow> {
+  // With the attempt's row in hand (its method, preAuth and saveCard cannot change while it is
+  // Processing) the answer is one self-locking statement, unless a card must be saved with it.
+  if (known && result.outcome !== 'pending' && !(result.outcome === 'approved' && known.save_card)) {
+    const now = s.clock.now();
+    const { to, patch } = answerPatch(s, known, result, now);
+    const updated = await updatePayment(s.db, payId, STATUS.processing, to, patch, now, { lock: true, attempts: attempt });
+    if (updated) return updated;
+    return (await selectPaymentById(s.db, payId))!; // settled meanwhile: a stale answer changes nothing
+  }
   return s.db.tx(async (q) => {
     const row = (await lockPayment(q, payId))!;
     if (row.status !== STATUS.processing || row.attempts !== attempt) return row;
     const now = s.clock.now();
-    switch (result.outcome) {
-      case 'pending':
-        return row;
-      case 'challenge':
-        return (await updatePayment(q, payId, STATUS.processing, STATUS.processing, { challenge_id: result.challengeId }, now))!;
-      case 'declined': {
-        // A saved-card charge has no customer to retry: its one decline is final.
-        const limit = row.payment_method === 11 ? 1 : s.config.maxAttempts;
-        const to = row.attempts >= limit ? STATUS.failed : STATUS.created;
-        return (await updatePayment(q, payId, STATUS.processing, to, { result_code: result.resultCode, challenge_id: null }, now))!;
-      }
-      case 'approved':
-        return approve(q, row, result, now);
+    if (result.outcome === 'pending') return row;
+    const { to, patch } = answerPatch(s, row, result, now);
+    const updated = (await updatePayment(q, payId, STATUS.processing, to, patch, now))!;
+    if (result.outcome === 'approved' && row.save_card && result.cardToken && result.cardMask && result.cardExpiry) {
+      await insertSavedCard(q, updated, { token: result.cardToken, mask: result.cardMask, expiry: result.cardExpiry }, now);
     }
+    return updated;
   });
 }
 
-async function approve(q: Queryable, row: PaymentRow, r: Extract<AcquirerResult, { outcome: 'approved' }>, now: Date): Promise<PaymentRow> {
-  const to = row.pre_auth ? STATUS.waitingConfirm : STATUS.succeeded;
-  const updated = (await updatePayment(
-    q,
-    row.pay_id,
-    STATUS.processing,
-    to,
-    {
-      transaction_id: r.transactionId,
-      rrn: r.rrn,
-      result_code: 'approved',
-      card_mask: r.cardMask ?? null,
-      card_expiry: r.cardExpiry ?? null,
-      challenge_id: null,
-      pre_auth_expires_at: row.pre_auth ? new Date(now.getTime() + r.blockDays * 86_400_000) : null,
-      paid_at: now,
-    },
-    now,
-  ))!;
-  if (row.save_card && r.cardToken && r.cardMask && r.cardExpiry) {
-    await insertSavedCard(q, updated, { token: r.cardToken, mask: r.cardMask, expiry: r.cardExpiry }, now);
+/** The status and columns an acquirer's answer gives the attempt's payment. */
+function answerPatch(s: Deps, row: PaymentRow, result: Exclude<AcquirerResult, { outcome: 'pending' }>, now: Date): { to: Status; patch: PaymentPatch } {
+  switch (result.outcome) {
+    case 'challenge':
+      return { to: STATUS.processing, patch: { challenge_id: result.challengeId } };
+    case 'declined': {
+      // A saved-card charge has no customer to retry: its one decline is final.
+      const limit = row.payment_method === 11 ? 1 : s.config.maxAttempts;
+      return { to: row.attempts >= limit ? STATUS.failed : STATUS.created, patch: { result_code: result.resultCode, challenge_id: null } };
+    }
+    case 'approved':
+      return {
+        to: row.pre_auth ? STATUS.waitingConfirm : STATUS.succeeded,
+        patch: {
+          transaction_id: result.transactionId,
+          rrn: result.rrn,
+          result_code: 'approved',
+          card_mask: result.cardMask ?? null,
+          card_expiry: result.cardExpiry ?? null,
+          challenge_id: null,
+          pre_auth_expires_at: row.pre_auth ? new Date(now.getTime() + result.blockDays * 86_400_000) : null,
+          paid_at: now,
+        },
+      };
   }
-  return updated;
 }
 
 async function ask(s: Deps, call: () => Promise<AcquirerResult>): Promise<AcquirerResult> {
@@ -121,14 +128,14 @@ export async function attemptPayment(s: Deps, payId: string, details: AttemptDet
       tokenise: row.save_card && details.method === 5,
     }),
   );
-  return settle(s, payId, row.attempts, result);
+  return settle(s, payId, row.attempts, result, row);
 }
 
 /** The cardholder answers the 3-D Secure challenge of the current attempt. */
 export async function answerChallenge(s: Deps, row: PaymentRow, code: string): Promise<PaymentRow> {
   if (row.status !== STATUS.processing || !row.challenge_id) throw new NotPayable(row);
   const result = await ask(s, () => s.acquirer.completeChallenge(row.challenge_id!, code));
-  return settle(s, row.pay_id, row.attempts, result);
+  return settle(s, row.pay_id, row.attempts, result, row);
 }
 
 /** Asks the acquirer what became of an attempt and applies it (the reconciler's step). */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BACKENDS } from '../testing/databases.ts';
 import { EVERYTHING, MerchantClient, SPLIT_IBAN, accessToken, basicPayment, createPaid, useGateway } from '../testing/harness.ts';
+import type { Acquirer } from '../acquirer/acquirer.ts';
 
 for (const backend of BACKENDS) {
   describe(`cancel, completion, saved cards [${backend}]`, () => {
@@ -23,6 +24,17 @@ for (const backend of BACKENDS) {
       if (target <= now) target += day;
       await s().sharedClock.advance(Math.ceil((target - now) / 1000) + plusSeconds);
       await refresh();
+    };
+    /** Runs `run` while the acquirer answers refunds with `refund`. */
+    const withRefund = async (refund: Acquirer['refund'], run: () => Promise<unknown>) => {
+      const acq = s().acquirer;
+      const original = acq.refund.bind(acq);
+      acq.refund = refund;
+      try {
+        await run();
+      } finally {
+        acq.refund = original;
+      }
     };
     const problem = (res: { statusCode: number; json(): any }, status: number, code: string) => {
       assert.equal(res.statusCode, status, JSON.stringify(res.json()));
@@ -254,6 +266,40 @@ for (const backend of BACKENDS) {
       await (await import('./reconciler.ts')).reconcile(s());
       const p = await get(id);
       assert.deepEqual([p.status, p.returnedAmount], ['PartialReturned', 4]);
+    });
+
+    it('keeps the Idempotency-Key of a refund whose answer was lost: a retry waits (409), then replays the reconciled refund; one refund', async () => {
+      const id = await paid();
+      const key = { 'Idempotency-Key': 'refund-lost-1' };
+      await withRefund(
+        async () => {
+          throw new Error('connection reset');
+        },
+        async () => assert.equal((await ctx.m.post(`/v1/gateway/payments/${id}/cancel`, {}, key)).statusCode, 503),
+      );
+      // The refund exists (processing): the same key must not start a second one.
+      problem(await ctx.m.post(`/v1/gateway/payments/${id}/cancel`, {}, key), 409, 'cancel-payment.409.001');
+      await s().sharedClock.advance(61);
+      await refresh();
+      await (await import('./reconciler.ts')).reconcile(s());
+      const replay = await ctx.m.post(`/v1/gateway/payments/${id}/cancel`, {}, key);
+      assert.equal(replay.statusCode, 200, replay.body);
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+      assert.deepEqual([replay.json().status, replay.json().returnedAmount], ['Returned', 10]);
+      const { rows } = await s().db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payment_operations WHERE pay_id = $1 AND kind = 'refund'`, [id]);
+      assert.equal(rows[0]!.n, 1);
+    });
+
+    it('frees the key of a refund the acquirer refused, so the same key can try again', async () => {
+      const id = await paid();
+      const key = { 'Idempotency-Key': 'refund-refused-1' };
+      await withRefund(
+        async () => ({ ok: false, resultCode: 'decline_general' }),
+        async () => void problem(await ctx.m.post(`/v1/gateway/payments/${id}/cancel`, {}, key), 400, 'cancel-payment.400.055'),
+      );
+      const again = await ctx.m.post(`/v1/gateway/payments/${id}/cancel`, {}, key);
+      assert.equal(again.statusCode, 200, again.body);
+      assert.equal(again.json().status, 'Returned');
     });
 
     it('answers a retried saved-card charge whose first request died with the payment it created, charging once', async () => {

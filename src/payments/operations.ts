@@ -5,7 +5,7 @@
 // concurrent refunds can never return more than was captured.
 import type { OperationResult } from '../acquirer/acquirer.ts';
 import { ERRORS, type ErrorDef } from '../api/errors.ts';
-import type { IdempotencyScope, OperationResult as HttpResult } from '../api/idempotency.ts';
+import { releaseLinkedClaim, saveLinkedResponse, type IdempotencyScope, type OperationResult as HttpResult } from '../api/idempotency.ts';
 import { problem } from '../api/problem.ts';
 import type { Services } from '../services.ts';
 import type { Queryable } from '../store/db.ts';
@@ -99,7 +99,14 @@ async function callAcquirer(s: Deps, row: PaymentRow, op: OperationRow): Promise
 }
 
 /** Applies the acquirer's answer to the operation (only once: a finished operation is left alone). */
-async function finish(s: Deps, payId: string, opId: number, result: OperationResult, save?: (q: Queryable, row: PaymentRow) => Promise<void>): Promise<PaymentRow> {
+async function finish(
+  s: Deps,
+  payId: string,
+  opId: number,
+  result: OperationResult,
+  save?: (q: Queryable, row: PaymentRow) => Promise<void>,
+  refused?: (q: Queryable) => Promise<void>,
+): Promise<PaymentRow> {
   return s.db.tx(async (q) => {
     const row = (await lockPayment(q, payId))!;
     const { rows } = await q.query<OperationRow>('SELECT * FROM payment_operations WHERE id = $1 FOR UPDATE', [opId]);
@@ -108,6 +115,7 @@ async function finish(s: Deps, payId: string, opId: number, result: OperationRes
     const now = s.clock.now();
     if (!result.ok) {
       await q.query(`UPDATE payment_operations SET status = 'refused', result_code = $2, updated_at = $3 WHERE id = $1`, [op.id, result.resultCode, now]);
+      await refused?.(q);
       return (await updatePayment(q, payId, row.status, op.prev_status, { result_code: result.resultCode }, now))!;
     }
     let updated: PaymentRow;
@@ -143,42 +151,59 @@ function refusedProblem(result: OperationResult & { ok: false }) {
 }
 
 /** POST /payments/{payId}/cancel */
-export async function cancelPayment(s: Deps, clientId: string, payId: string, req: CancelRequest, idem: IdempotencyScope | null): Promise<HttpResult> {
-  const { row, op } = await whenFree(s, clientId, payId, STATUS.cancelProcessing, async (q, row) => {
-    const now = s.clock.now();
+export function cancelPayment(s: Deps, clientId: string, payId: string, req: CancelRequest, idem: IdempotencyScope | null): Promise<HttpResult> {
+  return runOperation(s, clientId, payId, STATUS.cancelProcessing, idem, async (q, row, now) => {
     const { rows: earlier } = await q.query<EarlierOperation>('SELECT kind, status, business_day FROM payment_operations WHERE pay_id = $1', [payId]);
     const today = businessDay(now, s.config.timeZone);
     const plan = planCancel(row, req, earlier, today, businessDay(row.paid_at ?? row.created_at, s.config.timeZone));
     if ('rule' in plan) reject(plan);
-    const op = await insertOperation(q, row, plan.kind, plan.amount, plan.splitAmount, today, now);
-    const processing = (await updatePayment(q, payId, row.status, STATUS.cancelProcessing, {}, now))!;
-    return { row: processing, op };
+    return insertOperation(q, row, plan.kind, plan.amount, plan.splitAmount, today, now);
   });
-  const result = await callAcquirer(s, row, op);
-  // No answer: the payment stays CancelPaymentProcessing and the reconciler finishes it.
-  if (unanswered(result)) throw refusedProblem(result as OperationResult & { ok: false });
-  const body = (p: PaymentRow) => ({ status: p.status, amount: toJsonAmount(op.amount), returnedAmount: toJsonAmount(p.returned_amount), ...messages });
-  const done = await finish(s, payId, op.id, result, idem ? (q, p) => idem.save(q, 200, body(p)) : undefined);
-  if (!result.ok) throw refusedProblem(result);
-  return { status: 200, body: body(done) };
 }
 
 /** POST /payments/{payId}/completion */
-export async function completePayment(s: Deps, clientId: string, payId: string, amount: number, idem: IdempotencyScope | null): Promise<HttpResult> {
-  const { row, op } = await whenFree(s, clientId, payId, STATUS.completionProcessing, async (q, row) => {
-    const now = s.clock.now();
+export function completePayment(s: Deps, clientId: string, payId: string, amount: number, idem: IdempotencyScope | null): Promise<HttpResult> {
+  return runOperation(s, clientId, payId, STATUS.completionProcessing, idem, async (q, row, now) => {
     const rejection = checkCompletion(row, amount, now);
     if (rejection) reject(rejection);
-    const op = await insertOperation(q, row, 'capture', amount, null, businessDay(now, s.config.timeZone), now);
-    const processing = (await updatePayment(q, payId, row.status, STATUS.completionProcessing, {}, now))!;
-    return { row: processing, op };
+    return insertOperation(q, row, 'capture', amount, null, businessDay(now, s.config.timeZone), now);
+  });
+}
+
+/**
+ * A cancel or completion: `open` checks the rules and records the operation under the row lock,
+ * the payment moves to `processing` in the same transaction, the acquirer is asked outside it, and
+ * its answer is applied (and stored for the Idempotency-Key) in a second locked transaction.
+ */
+async function runOperation(
+  s: Deps,
+  clientId: string,
+  payId: string,
+  processing: Status,
+  idem: IdempotencyScope | null,
+  open: (q: Queryable, row: PaymentRow, now: Date) => Promise<OperationRow>,
+): Promise<HttpResult> {
+  const { row, op } = await whenFree(s, clientId, payId, processing, async (q, row) => {
+    const now = s.clock.now();
+    const op = await open(q, row, now);
+    const moved = (await updatePayment(q, payId, row.status, processing, {}, now))!;
+    // From here the operation exists: its key must never be freed for a second one (see finish).
+    await idem?.link(q, payId);
+    return { row: moved, op };
   });
   const result = await callAcquirer(s, row, op);
+  // No answer: the payment stays processing and the reconciler finishes it.
   if (unanswered(result)) throw refusedProblem(result as OperationResult & { ok: false });
-  const body = (p: PaymentRow) => ({ status: p.status, amount: toJsonAmount(op.amount), confirmedAmount: p.confirmed_amount === null ? null : toJsonAmount(p.confirmed_amount), ...messages });
-  const done = await finish(s, payId, op.id, result, idem ? (q, p) => idem.save(q, 200, body(p)) : undefined);
+  const done = await finish(s, payId, op.id, result, idem ? (q, p) => idem.save(q, 200, responseBody(op, p)) : undefined, idem ? (q) => releaseLinkedClaim(q, payId) : undefined);
   if (!result.ok) throw refusedProblem(result);
-  return { status: 200, body: body(done) };
+  return { status: 200, body: responseBody(op, done) };
+}
+
+/** The 200 answer of a cancel or a completion. */
+function responseBody(op: OperationRow, p: PaymentRow) {
+  return op.kind === 'capture'
+    ? { status: p.status, amount: toJsonAmount(op.amount), confirmedAmount: p.confirmed_amount === null ? null : toJsonAmount(p.confirmed_amount), ...messages }
+    : { status: p.status, amount: toJsonAmount(op.amount), returnedAmount: toJsonAmount(p.returned_amount), ...messages };
 }
 
 /** Finishes cancels and completions left processing (no answer, or the gateway stopped mid-call). */
@@ -189,5 +214,6 @@ export async function reconcileOperation(s: Deps, payId: string): Promise<void> 
   if (!op || !row) return;
   const result = await callAcquirer(s, row, op);
   if (unanswered(result)) return; // still no answer: next round
-  await finish(s, payId, op.id, result);
+  // The merchant's request (if it sent an Idempotency-Key) is answered now, or freed if refused.
+  await finish(s, payId, op.id, result, (q, p) => saveLinkedResponse(q, payId, 200, responseBody(op, p)), (q) => releaseLinkedClaim(q, payId));
 }

@@ -143,12 +143,22 @@ const PATCHABLE = new Set<string>([
   'challenge_id', 'pre_auth_expires_at', 'confirmed_amount', 'returned_amount', 'split_returned_amount', 'paid_at',
 ]);
 
+/** Extra conditions of an update that takes its own row lock (see updatePayment). */
+export interface UpdateGuard {
+  /** Take the row lock in this statement (SELECT … FOR UPDATE in a CTE): the update is then one
+   * self-contained transaction, needing no explicit BEGIN/lock/COMMIT round trips. */
+  lock: true;
+  /** Only while the payment is still on this attempt. */
+  attempts?: number;
+}
+
 /**
- * Changes a payment the caller has locked and found in `from`: the patch, and when `to` differs
- * from `from` the status and its event, in one statement. Returns the updated row, or null when
- * the row was no longer in `from`.
+ * Changes a payment found in `from`: the patch, and when `to` differs from `from` the status and
+ * its event, in one statement. Without a guard the caller holds the row lock; with one the
+ * statement locks the row itself. Returns the updated row, or null when the row was no longer in
+ * `from` (or no longer on the guarded attempt).
  */
-export async function updatePayment(q: Queryable, payId: string, from: Status, to: Status, patch: PaymentPatch, now: Date): Promise<PaymentRow | null> {
+export async function updatePayment(q: Queryable, payId: string, from: Status, to: Status, patch: PaymentPatch, now: Date, guard?: UpdateGuard): Promise<PaymentRow | null> {
   const params: unknown[] = [payId, from, to, now];
   const sets = ['status = $3', 'updated_at = $4'];
   for (const [column, value] of Object.entries(patch)) {
@@ -156,17 +166,49 @@ export async function updatePayment(q: Queryable, payId: string, from: Status, t
     params.push(value);
     sets.push(`${column} = $${params.length}`);
   }
+  let target = 'WHERE pay_id = $1 AND status = $2';
+  let lock = '';
+  if (guard) {
+    let attempt = '';
+    if (guard.attempts !== undefined) {
+      params.push(guard.attempts);
+      attempt = ` AND attempts = $${params.length}`;
+    }
+    lock = `cur AS (SELECT pay_id FROM payments WHERE pay_id = $1 AND status = $2${attempt} FOR UPDATE), `;
+    target = 'FROM cur WHERE payments.pay_id = cur.pay_id';
+  }
   if (from === to) {
-    const { rows } = await q.query<PaymentRow>(`UPDATE payments SET ${sets.join(', ')} WHERE pay_id = $1 AND status = $2 RETURNING *`, params);
+    const { rows } = await q.query<PaymentRow>(`${lock ? `WITH ${lock.slice(0, -2)} ` : ''}UPDATE payments SET ${sets.join(', ')} ${target} RETURNING payments.*`, params);
     return rows[0] ?? null;
   }
   params.push(isFinal(to));
   const { rows } = await q.query<PaymentRow>(
-    `WITH u AS (
-       UPDATE payments SET ${sets.join(', ')}, event_seq = event_seq + 1 WHERE pay_id = $1 AND status = $2 RETURNING *),
+    `WITH ${lock}u AS (
+       UPDATE payments SET ${sets.join(', ')}, event_seq = event_seq + 1 ${target} RETURNING payments.*),
      e AS (INSERT INTO payment_events (pay_id, seq, status, final, created_at) SELECT pay_id, event_seq, status, $${params.length}, $4 FROM u)
      SELECT * FROM u`,
     params,
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * Created → Processing for a new attempt with `method`, in one statement that locks the row, when
+ * the payment is open, unexpired and offers the method; null otherwise (the caller then looks at
+ * why in a transaction of its own).
+ */
+export async function startAttempt(q: Queryable, payId: string, method: number, now: Date): Promise<PaymentRow | null> {
+  const { rows } = await q.query<PaymentRow>(
+    `WITH cur AS (
+       SELECT pay_id FROM payments WHERE pay_id = $1 AND status = 'Created' AND expires_at > $3 AND $2 = ANY (methods) FOR UPDATE),
+     u AS (
+       UPDATE payments SET status = 'Processing', attempts = attempts + 1, payment_method = $2, challenge_id = NULL,
+         event_seq = event_seq + 1, updated_at = $3
+       FROM cur WHERE payments.pay_id = cur.pay_id RETURNING payments.*),
+     e AS (INSERT INTO payment_events (pay_id, seq, status, final, created_at) SELECT pay_id, event_seq, status, false, $3 FROM u)
+     SELECT * FROM u`,
+    [payId, method, now],
+    'start_attempt',
   );
   return rows[0] ?? null;
 }

@@ -1,4 +1,5 @@
 // Text rules of the create request.
+import { dateFormat } from '../clock.ts';
 
 // Characters that Windows-1252 maps its 0x80–0x9F bytes to (the five undefined bytes are absent).
 const CP1252_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
@@ -45,7 +46,7 @@ export function parseMmYy(text: string): { year: number; month: number } | null 
 
 /** Year and month (1–12) of an instant in a time zone. */
 export function yearMonthIn(date: Date, timeZone: string): { year: number; month: number } {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit' }).formatToParts(date);
+  const parts = dateFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit' }).formatToParts(date);
   const get = (type: string) => Number(parts.find((p) => p.type === type)!.value);
   return { year: get('year'), month: get('month') };
 }

@@ -8,7 +8,7 @@ import { PaymentResponse, errorResponses } from '../api/schemas.ts';
 import { adminAuth } from '../admin/auth.ts';
 import { bankLogin } from '../checkout/bank-login.ts';
 import { checkCardInput } from '../payments/card.ts';
-import { MethodNotOffered, NotPayable, answerChallenge, attemptPayment, type AttemptDetails } from '../payments/attempt.ts';
+import { MethodNotOffered, NotPayable, UnknownPayment, answerChallenge, attemptPayment, type AttemptDetails } from '../payments/attempt.ts';
 import { isWellFormedId } from '../payments/ids.ts';
 import { selectPaymentById } from '../payments/store.ts';
 import { paymentLinks, paymentView } from '../payments/view.ts';
@@ -49,18 +49,21 @@ export function simulateRoute(app: FastifyInstance, s: Services): void {
     async (request) => {
       const { payId } = request.params as { payId: string };
       const body = request.body as BodyT;
-      const current = isWellFormedId(payId) ? await selectPaymentById(s.db, payId) : null;
-      if (!current) throw problem(ERRORS.paymentNotFound);
+      if (!isWellFormedId(payId)) throw problem(ERRORS.paymentNotFound);
       try {
         let row;
-        if (current.status === 'Processing' && current.challenge_id && body.otp !== undefined) {
-          row = await answerChallenge(s, current, body.otp);
+        // An otp alone answers the pending challenge; anything else is a new attempt (which locks
+        // and checks the payment itself, so no read first).
+        const current = body.otp !== undefined && body.card === undefined && body.method === undefined ? await selectPaymentById(s.db, payId) : null;
+        if (current?.status === 'Processing' && current.challenge_id) {
+          row = await answerChallenge(s, current, body.otp!);
         } else {
           row = await attemptPayment(s, payId, details(s, body));
           if (row.status === 'Processing' && row.challenge_id && body.otp !== undefined) row = await answerChallenge(s, row, body.otp);
         }
         return paymentView(row, paymentLinks(s.config.publicUrl, '/v1/gateway', payId));
       } catch (err) {
+        if (err instanceof UnknownPayment) throw problem(ERRORS.paymentNotFound);
         if (err instanceof NotPayable) throw problem(ERRORS.notPayable, { detail: `The payment is ${err.payment.status}` });
         if (err instanceof MethodNotOffered) throw problem(ERRORS.methodNotOffered, { detail: err.message });
         throw err;

@@ -87,6 +87,13 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       run(async () => {
         const client = await pool.connect();
         let broken = false;
+        // A checked-out client has no pool listener: a server shutdown between two statements of
+        // this transaction would otherwise be an unhandled 'error' event that ends the process.
+        const onClientError = (err: Error) => {
+          broken = true;
+          opts.onError?.(err);
+        };
+        client.on('error', onClientError);
         try {
           await client.query('BEGIN');
           const result = await fn({
@@ -108,6 +115,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
           }
           throw err;
         } finally {
+          client.off('error', onClientError);
           client.release(broken);
         }
       }),

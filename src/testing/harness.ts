@@ -21,7 +21,11 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export async function startTestGateway(backend: Backend, env: Record<string, string> = {}, opts: { background?: boolean } = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  backend: Backend,
+  env: Record<string, string> = {},
+  opts: { background?: boolean; logStream?: { write(line: string): void } } = {},
+): Promise<TestGateway> {
   const testDb = await openTestDb(backend);
   const config = loadConfig({
     KARIBCHE_MODE: 'sandbox',
@@ -32,7 +36,7 @@ export async function startTestGateway(backend: Backend, env: Record<string, str
     ...env,
   });
   const clock = new Clock();
-  const gw = await createGateway(config, { db: testDb.db, clock, background: opts.background ?? false, log: createLogger(config.logLevel) });
+  const gw = await createGateway(config, { db: testDb.db, clock, background: opts.background ?? false, log: createLogger(config.logLevel, opts.logStream) });
   return {
     backend,
     gw,

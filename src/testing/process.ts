@@ -1,0 +1,42 @@
+// The gateway as a real child process (src/main.ts through tsx), the way `npm start` runs it, for
+// the tests that kill, restart or cut off a whole process.
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export interface GatewayProcess {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/**
+ * Starts src/main.ts (or, given `bundle`, the main.mjs that `npm start` builds) with env over this
+ * process's environment; resolves once it listens.
+ */
+export async function startGatewayProcess(env: Record<string, string>, opts: { bundle?: string; timeoutMs?: number } = {}): Promise<GatewayProcess> {
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  let out = '';
+  const child = spawn(process.execPath, opts.bundle ? [opts.bundle] : ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const deadline = Date.now() + timeoutMs;
+  // The banner comes last in both modes (in a cluster, after a worker reports ready).
+  while (!out.includes(' gateway on ')) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`gateway exited: ${out}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`gateway did not start: ${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    child,
+    output: () => out,
+    exited,
+    async kill(signal = 'SIGKILL') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
