@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
-import { isUnavailable, type Db, type Queryable } from '../store/db.ts';
+import type { Db, Queryable } from '../store/db.ts';
 import { ERRORS } from './errors.ts';
 import { operationOf, problem } from './problem.ts';
 
@@ -99,9 +99,9 @@ export async function idempotent(
       [clientId, key, hash, now, new Date(now.getTime() + IDEMPOTENCY.claimTimeoutMs), new Date(now.getTime() - IDEMPOTENCY.retentionMs)],
     )
     .catch((err) => {
-      // The connection broke: the claim may have been committed or not. Release it when the
-      // database is back (a no-op if it never was), as for a request that failed after claiming.
-      if (isUnavailable(err)) releaseLater(db, clientId, key, now);
+      // The claim may have been committed or not (the connection can break after the server ran
+      // the statement). Release it when the database answers again: a no-op if it never was.
+      releaseLater(db, clientId, key, now);
       throw err;
     });
   if (claimed.rowCount === 0) {
@@ -134,7 +134,6 @@ export async function idempotent(
   }
 
   let saved = false;
-  let linked = false;
   const scope: IdempotencyScope = {
     async save(q, status, body) {
       await q.query(
@@ -146,7 +145,6 @@ export async function idempotent(
     },
     async link(q, payId) {
       await q.query('UPDATE idempotency_keys SET pay_id = $3 WHERE client_id = $1 AND key = $2', [clientId, key, payId]);
-      linked = true;
     },
   };
   try {
@@ -154,16 +152,16 @@ export async function idempotent(
     if (!saved) await scope.save(db, r.status, r.body);
     return reply.code(r.status).send(r.body);
   } catch (err) {
-    // Nothing was changed (the operation's transaction rolled back or never started): free the key
-    // so the client can retry, like a request that was never made. A linked key stays: its payment exists.
-    if (!saved && !linked) {
-      await releaseClaim(db, clientId, key, now).catch((e) => {
-        // The database is away (the reason this request failed, most likely): release the key when
-        // it is back rather than answer the client's retries 409 until the claim times out.
-        releaseLater(db, clientId, key, now);
-        request.log.warn({ err: e }, 'could not release idempotency key; will retry');
-      });
-    }
+    // Free the key so the client can retry, like a request that was never made, unless a change
+    // committed with it: releaseClaim spares a saved response (state 'done') and a linked payment.
+    // The database decides, not what this process saw: a save or link whose transaction then
+    // rolled back (or whose COMMIT went unanswered) leaves exactly what committed.
+    await releaseClaim(db, clientId, key, now).catch((e) => {
+      // The database is away (the reason this request failed, most likely): release the key when
+      // it is back rather than answer the client's retries 409 until the claim times out.
+      releaseLater(db, clientId, key, now);
+      request.log.warn({ err: e }, 'could not release idempotency key; will retry');
+    });
     throw err;
   }
 }

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { BACKENDS } from '../testing/databases.ts';
 import { EVERYTHING, MerchantClient, SPLIT_IBAN, accessToken, basicPayment, createPaid, useGateway } from '../testing/harness.ts';
 import type { Acquirer } from '../acquirer/acquirer.ts';
+import type { Queryable } from '../store/db.ts';
 
 for (const backend of BACKENDS) {
   describe(`cancel, completion, saved cards [${backend}]`, () => {
@@ -286,6 +287,33 @@ for (const backend of BACKENDS) {
       assert.equal(replay.statusCode, 200, replay.body);
       assert.equal(replay.headers['idempotent-replayed'], 'true');
       assert.deepEqual([replay.json().status, replay.json().returnedAmount], ['Returned', 10]);
+      const { rows } = await s().db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payment_operations WHERE pay_id = $1 AND kind = 'refund'`, [id]);
+      assert.equal(rows[0]!.n, 1);
+    });
+
+    it('frees the key of a refund whose first transaction rolled back after linking it (COMMIT lost), so the retry refunds once', async () => {
+      const id = await paid();
+      const key = { 'Idempotency-Key': 'refund-commit-lost-1' };
+      const db = s().db;
+      const tx = db.tx;
+      const realTx = tx.bind(db);
+      // The next transaction runs all its statements, then its connection breaks before COMMIT.
+      db.tx = <T,>(fn: (q: Queryable) => Promise<T>) => {
+        db.tx = tx;
+        return realTx<T>(async (q) => {
+          await fn(q);
+          throw new Error('Connection terminated unexpectedly');
+        });
+      };
+      try {
+        assert.equal((await ctx.m.post(`/v1/gateway/payments/${id}/cancel`, {}, key)).statusCode, 503);
+      } finally {
+        db.tx = tx;
+      }
+      assert.equal((await get(id)).status, 'Succeeded');
+      const again = await ctx.m.post(`/v1/gateway/payments/${id}/cancel`, {}, key);
+      assert.equal(again.statusCode, 200, again.body);
+      assert.deepEqual([again.json().status, again.json().returnedAmount], ['Returned', 10]);
       const { rows } = await s().db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payment_operations WHERE pay_id = $1 AND kind = 'refund'`, [id]);
       assert.equal(rows[0]!.n, 1);
     });
