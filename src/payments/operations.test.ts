@@ -37,6 +37,8 @@ for (const backend of BACKENDS) {
         acq.refund = original;
       }
     };
+    const refundCount = async (id: string) =>
+      (await s().db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payment_operations WHERE pay_id = $1 AND kind = 'refund'`, [id])).rows[0]!.n;
     const problem = (res: { statusCode: number; json(): any }, status: number, code: string) => {
       assert.equal(res.statusCode, status, JSON.stringify(res.json()));
       assert.equal(res.json().systemCode, code);
@@ -287,8 +289,7 @@ for (const backend of BACKENDS) {
       assert.equal(replay.statusCode, 200, replay.body);
       assert.equal(replay.headers['idempotent-replayed'], 'true');
       assert.deepEqual([replay.json().status, replay.json().returnedAmount], ['Returned', 10]);
-      const { rows } = await s().db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payment_operations WHERE pay_id = $1 AND kind = 'refund'`, [id]);
-      assert.equal(rows[0]!.n, 1);
+      assert.equal(await refundCount(id), 1);
     });
 
     it('frees the key of a refund whose first transaction rolled back after linking it (COMMIT lost), so the retry refunds once', async () => {
@@ -314,8 +315,7 @@ for (const backend of BACKENDS) {
       const again = await ctx.m.post(`/v1/gateway/payments/${id}/cancel`, {}, key);
       assert.equal(again.statusCode, 200, again.body);
       assert.deepEqual([again.json().status, again.json().returnedAmount], ['Returned', 10]);
-      const { rows } = await s().db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payment_operations WHERE pay_id = $1 AND kind = 'refund'`, [id]);
-      assert.equal(rows[0]!.n, 1);
+      assert.equal(await refundCount(id), 1);
     });
 
     it('frees the key of a refund the acquirer refused, so the same key can try again', async () => {
