@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { BACKENDS } from '../testing/databases.ts';
 import { MerchantClient, accessToken, basicPayment, createPaid, startTestGateway, useGateway } from '../testing/harness.ts';
 import { Receiver } from '../testing/receiver.ts';
+import { DatabaseUnavailableError } from '../store/db.ts';
 import { attemptPayment } from '../payments/attempt.ts';
 import { isNonPublicAddress } from './address-guard.ts';
 
@@ -239,7 +240,8 @@ for (const backend of BACKENDS) {
 for (const backend of BACKENDS) {
   describe(`callback wake-up when idle [${backend}]`, () => {
     it('delivers within a moment of the final status though the poll is 60 s, one callback or a burst', async () => {
-      const t = await startTestGateway(backend, { KARIBCHE_CALLBACK_POLL_MS: '60000', KARIBCHE_SWEEP_INTERVAL_MS: '60000' }, { background: true });
+      const logs: string[] = [];
+      const t = await startTestGateway(backend, { KARIBCHE_CALLBACK_POLL_MS: '60000', KARIBCHE_SWEEP_INTERVAL_MS: '60000', LOG_LEVEL: 'warn' }, { background: true, logStream: { write: (l) => void logs.push(l) } });
       const rx = await new Receiver().start();
       try {
         const m = await MerchantClient.create(t);
@@ -256,9 +258,42 @@ for (const backend of BACKENDS) {
         for (let i = 0; i < 60; i++) ids.push((await m.createPayment(basicPayment({ callbackUrl: rx.url }))).json().payId);
         const t1 = Date.now();
         await Promise.all(ids.map((p) => t.admin('POST', `/sandbox/v1/payments/${p}/simulate`, { card: '4111111111111111' })));
-        await rx.waitFor(61, 10_000);
+        await rx.waitFor(61, 10_000).catch(async (err) => {
+          const { rows } = await t.gw.services.db.query(`SELECT status, attempts, count(*)::int AS n, min(lease_until) AS lease FROM callback_deliveries GROUP BY 1, 2`);
+          throw new Error(`${err.message}; deliveries ${JSON.stringify(rows)}; warnings: ${logs.join('').slice(-3_000)}`);
+        });
         assert.ok(Date.now() - t1 < 5_000, `60 callbacks delivered after ${Date.now() - t1} ms`);
       } finally {
+        await rx.stop();
+        await t.close();
+      }
+    });
+
+    it('retries a failed claim within a moment, though its notification is spent and the poll is 60 s', async () => {
+      const t = await startTestGateway(backend, { KARIBCHE_CALLBACK_POLL_MS: '60000', KARIBCHE_SWEEP_INTERVAL_MS: '60000' }, { background: true });
+      const rx = await new Receiver().start();
+      const db = t.gw.services.db;
+      const query = db.query;
+      let failed = 0;
+      try {
+        const m = await MerchantClient.create(t);
+        const id = (await m.createPayment(basicPayment({ callbackUrl: rx.url }))).json().payId;
+        await new Promise((r) => setTimeout(r, 200)); // let the dispatcher fall asleep
+        // The next two claims fail as if the database were away for a moment.
+        db.query = ((sql: string, params?: readonly unknown[], name?: string) => {
+          if (name === 'claim_callbacks' && failed < 2) {
+            failed++;
+            return Promise.reject(new DatabaseUnavailableError(new Error('Connection terminated unexpectedly')));
+          }
+          return query.call(db, sql, params, name);
+        }) as typeof db.query;
+        const t0 = Date.now();
+        await t.admin('POST', `/sandbox/v1/payments/${id}/simulate`, { card: '4111111111111111' });
+        await rx.waitFor(1, 5_000);
+        assert.equal(failed, 2);
+        assert.ok(Date.now() - t0 < 2_000, `delivered after ${Date.now() - t0} ms`);
+      } finally {
+        db.query = query;
         await rx.stop();
         await t.close();
       }

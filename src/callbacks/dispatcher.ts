@@ -23,6 +23,9 @@ export interface DispatcherDeps {
 
 export const callbackId = (eventId: number) => `evt_${eventId}`;
 
+/** First wait after a failed claim; doubled on each further failure, up to the poll interval. */
+const CLAIM_RETRY_MS = 100;
+
 export class CallbackDispatcher {
   private inFlight = new Set<Promise<void>>();
   private running = false;
@@ -58,17 +61,23 @@ export class CallbackDispatcher {
   }
 
   private async run(): Promise<void> {
+    let failures = 0;
     while (this.running) {
       this.nudged = false;
       try {
         await this.fill();
+        failures = 0;
       } catch (err) {
-        this.s.log.warn({ err }, 'callback claim failed');
+        failures++;
+        this.s.log.warn({ err, failures }, 'callback claim failed');
       }
       // A notification that arrived during the claim may be for a row the claim could not see yet.
       if (this.nudged && this.running) continue;
+      // The notifications for the rows a failed claim missed have been spent: try again soon
+      // rather than at the next poll, backing off while the database stays away.
+      const waitMs = failures === 0 ? this.s.config.callbackPollMs : Math.min(this.s.config.callbackPollMs, CLAIM_RETRY_MS * 2 ** Math.min(failures - 1, 8));
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.s.config.callbackPollMs);
+        const timer = setTimeout(resolve, waitMs);
         this.wake = () => {
           clearTimeout(timer);
           resolve();
