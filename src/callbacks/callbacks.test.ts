@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { BACKENDS } from '../testing/databases.ts';
@@ -7,6 +8,7 @@ import { Receiver } from '../testing/receiver.ts';
 import { DatabaseUnavailableError } from '../store/db.ts';
 import { attemptPayment } from '../payments/attempt.ts';
 import { isNonPublicAddress } from './address-guard.ts';
+import { sendCallback } from './send.ts';
 
 /** How a merchant verifies a callback with nothing but node:crypto (the README shows the same code). */
 function verify(secret: string, header: string, rawBody: string, toleranceSeconds = Infinity, now = Date.now() / 1000): boolean {
@@ -300,6 +302,38 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+describe('callback sending', () => {
+  it('sends again on a new connection when the merchant closed the kept-alive one as the request went out', async () => {
+    // A merchant that answers the first request and keeps the connection, then closes it on the
+    // next request without reading it (what a server's keep-alive timeout does at the wrong moment).
+    let connections = 0;
+    const requests: string[] = [];
+    const server = net.createServer((socket) => {
+      const n = ++connections;
+      let served = 0;
+      socket.on('data', (chunk) => {
+        if (!chunk.toString('latin1').includes('\r\n\r\n')) return;
+        requests.push(`connection ${n}`);
+        if (n === 1 && ++served === 2) return void socket.destroy();
+        socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/cb`;
+    const meta = { callbackId: 'evt_1', sequence: 1, secrets: ['whsec_test'], timestamp: 1 };
+    const opts = { timeoutMs: 2_000, guard: false };
+    try {
+      assert.equal((await sendCallback(url, 'pay-1', meta, opts)).httpStatus, 200);
+      const second = await sendCallback(url, 'pay-2', meta, opts);
+      assert.deepEqual([second.httpStatus, second.error], [200, null]);
+      assert.deepEqual(requests, ['connection 1', 'connection 1', 'connection 2']);
+    } finally {
+      server.close();
+      server.unref();
+    }
+  });
+});
 
 describe('callback address guard', () => {
   it('knows non-public addresses', () => {

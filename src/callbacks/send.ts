@@ -9,7 +9,15 @@ export const EXCERPT_BYTES = 1024;
 
 // Connections to merchants are kept alive and reused (a new TCP handshake per callback was the
 // dispatcher's main cost under load). A reused socket was checked by the guard when it opened.
-const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) };
+// An idle socket is dropped after 4 s, before the 5 s keep-alive timeout of Node's and Apache's
+// servers, so that we rarely write to a socket the merchant is closing.
+const IDLE_SOCKET_MS = 4_000;
+const agents = {
+  http: new http.Agent({ keepAlive: true, maxSockets: 64, timeout: IDLE_SOCKET_MS }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 64, timeout: IDLE_SOCKET_MS }),
+};
+/** The errors of a reused socket that the server closed as our request went out (nothing was read). */
+const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
 
 export interface SendOptions {
   timeoutMs: number;
@@ -54,8 +62,12 @@ export async function sendCallback(
     return done({ httpStatus: null, error: `callback host ${target.hostname} is a non-public address`, excerpt: null });
   }
   const client = target.protocol === 'https:' ? https : http;
-  const agent = target.protocol === 'https:' ? agents.https : agents.http;
-  return new Promise<SendResult>((resolve) => {
+  const pooled = target.protocol === 'https:' ? agents.https : agents.http;
+  const deadline = started + opts.timeoutMs;
+  // Guarded (production) and bound requests get their own connections: a pooled socket may not
+  // have gone through this request's lookup or local address.
+  const first = opts.guard || opts.localAddress ? false : pooled;
+  const attempt = (agent: http.Agent | false): Promise<SendResult> => new Promise<SendResult>((resolve) => {
     const req = client.request(
       target,
       {
@@ -70,10 +82,8 @@ export async function sendCallback(
         },
         lookup: opts.guard ? guardedLookup : undefined,
         localAddress: opts.localAddress,
-        signal: AbortSignal.timeout(opts.timeoutMs),
-        // Guarded (production) and bound requests get their own connections: a pooled socket may
-        // not have gone through this request's lookup or local address.
-        agent: opts.guard || opts.localAddress ? false : agent,
+        signal: AbortSignal.timeout(Math.max(1, Math.round(deadline - performance.now()))),
+        agent,
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -87,6 +97,12 @@ export async function sendCallback(
       },
     );
     req.on('error', (err) => {
+      // A kept-alive socket that the merchant closed just as we wrote to it: the merchant never
+      // read the request, so send it once more on a new connection (Node's documented remedy).
+      if (agent && req.reusedSocket && STALE_SOCKET.has((err as NodeJS.ErrnoException).code ?? '')) {
+        resolve(attempt(false));
+        return;
+      }
       const message =
         err.name === 'TimeoutError' || err.name === 'AbortError'
           ? `no answer within ${opts.timeoutMs} ms`
@@ -97,6 +113,7 @@ export async function sendCallback(
     });
     req.end(body);
   });
+  return attempt(first);
 }
 
 /** An IP literal in the URL never goes through DNS, so check it directly. */

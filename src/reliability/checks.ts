@@ -29,7 +29,8 @@ export async function waitForCallbacks(db: Queryable, rx: Receiver, timeoutMs: n
   const end = Date.now() + timeoutMs;
   for (;;) {
     const { rows } = await db.query<{ event_id: string; status: string | null }>(
-      `SELECT e.id AS event_id, d.status FROM payment_events e LEFT JOIN callback_deliveries d ON d.event_id = e.id WHERE e.final`,
+      `SELECT e.id AS event_id, d.status, d.attempts, d.last_status, d.last_error, d.next_attempt_at, e.created_at
+       FROM payment_events e LEFT JOIN callback_deliveries d ON d.event_id = e.id WHERE e.final`,
     );
     const received = new Set(rx.received.map((r) => r.headers['x-callback-id']));
     const missing = rows.filter((r) => r.status !== 'delivered' || !received.has(callbackId(Number(r.event_id))));
