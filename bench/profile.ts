@@ -29,7 +29,7 @@ let out = '';
 child.stdout!.on('data', (d) => (out += d));
 while (!out.includes('gateway on')) await new Promise((r) => setTimeout(r, 50));
 const base = 'http://127.0.0.1:18085';
-const created = await (await fetch(`${base}/admin/v1/merchants`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'P', callbackUrlPrefixes: ['http://127.0.0.1'] }) })).json();
+const created = await (await fetch(`${base}/admin/v1/merchants`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'P', callbackUrlPrefixes: ['http://127.0.0.1:*'] }) })).json();
 const c = created.credentials;
 const tok = await (await fetch(`${base}/v1/gateway/access-token`, { method: 'POST', headers: { apikey: c.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ client_id: c.clientId, client_secret: c.clientSecret }) })).json();
 const seconds = Number(process.env.PROFILE_SECONDS ?? 8);

@@ -7,9 +7,10 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { adminRoutes } from './admin/routes.ts';
 import { AuthFailures } from './api/auth-failures.ts';
-import { ERRORS } from './api/errors.ts';
+import { ERRORS } from './errors/catalogue.ts';
 import { BODY_LIMIT, registerHttpConventions } from './api/http.ts';
-import { problem, sendProblem } from './api/problem.ts';
+import { sendProblem } from './api/problem.ts';
+import { gatewayError } from './errors/gateway-error.ts';
 import { accessTokenRoute } from './api/routes/access-token.ts';
 import { callbackRoutes } from './api/routes/callbacks.ts';
 import { operationRoutes } from './api/routes/operations.ts';
@@ -30,8 +31,8 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
     if (isCheckoutPage(path)) return sendCheckoutNotFound(request, reply);
     const known = patterns.some((p) => p.test(path));
     const err = known
-      ? problem(ERRORS.methodNotAllowed, { detail: `${request.method} is not allowed on ${path}` })
-      : problem(ERRORS.routeNotFound, { detail: `No endpoint ${request.method} ${path}` });
+      ? gatewayError(ERRORS.methodNotAllowed, { detail: `${request.method} is not allowed on ${path}` })
+      : gatewayError(ERRORS.routeNotFound, { detail: `No endpoint ${request.method} ${path}` });
     return sendProblem(reply, config.publicUrl, err);
   };
 
@@ -49,7 +50,7 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
       if (isCheckoutPage(request.url)) return sendCheckoutNotFound(request, reply);
       const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
       const path = request.url.split('?')[0]!.slice(0, 200);
-      return sendProblem(reply, config.publicUrl, tooLong ? problem(ERRORS.uriTooLong) : problem(ERRORS.routeNotFound, { detail: `Malformed path ${path}` }));
+      return sendProblem(reply, config.publicUrl, tooLong ? gatewayError(ERRORS.uriTooLong) : gatewayError(ERRORS.routeNotFound, { detail: `Malformed path ${path}` }));
     },
   });
 
@@ -60,7 +61,7 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
   // process memory; the brute-force limit that must hold across processes is auth-failures.ts.
   await app.register(rateLimit, {
     global: false,
-    errorResponseBuilder: (_request, ctx) => problem(ERRORS.tooManyRequests, { detail: `Too many requests; retry in ${ctx.after}` }),
+    errorResponseBuilder: (_request, ctx) => gatewayError(ERRORS.tooManyRequests, { detail: `Too many requests; retry in ${ctx.after}` }),
   });
   app.addSchema(ProblemSchema);
   await app.register(swagger, {

@@ -51,6 +51,8 @@ export interface Config {
   operationWaitMs: number;
   /** Gateway worker processes sharing the port (PostgreSQL only; PGlite allows one process). */
   workers: number;
+  /** The ES module of the real acquirer connector (required in production; sandbox: the simulator). */
+  acquirerModule: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -135,5 +137,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     callbackSourceAddresses,
     operationWaitMs: int(env, 'KARIBCHE_OPERATION_WAIT_MS', 10_000, 100, 120_000),
     workers,
+    acquirerModule: env.KARIBCHE_ACQUIRER_MODULE || undefined,
   };
 }

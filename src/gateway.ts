@@ -6,7 +6,7 @@ import { bootstrapSandbox, type BootstrapResult } from './admin/bootstrap.ts';
 import { TokenService } from './api/tokens.ts';
 import { buildApp } from './app.ts';
 import { Clock } from './clock.ts';
-import type { Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
 import { MerchantDirectory } from './merchants/directory.ts';
 import { Metrics } from './ops/metrics.ts';
@@ -16,22 +16,21 @@ import type { Services } from './services.ts';
 import type { Db } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 import { openDatabase } from './store/open.ts';
-import { AuthFailures } from './api/auth-failures.ts';
 import type { Acquirer } from './acquirer/acquirer.ts';
+import { loadAcquirer } from './acquirer/connector.ts';
 import { SimulatorAcquirer } from './acquirer/simulator.ts';
+import { startBackground } from './background.ts';
 import { CallbackDispatcher } from './callbacks/dispatcher.ts';
-import { reconcile } from './payments/reconciler.ts';
 import { sharedSecret } from './store/secrets.ts';
-import { IDEMPOTENCY, releasePendingClaims } from './api/idempotency.ts';
 
 export interface GatewayOptions {
   /** Use this database instead of opening the configured one (it is then not closed by close()). */
   db?: Db;
   clock?: Clock;
   log?: Logger;
-  /** Run the background loop (expiry sweep, clock refresh, pruning); default true. */
+  /** Run the background jobs (expiry, reconciler, clock refresh, pruning); default true. */
   background?: boolean;
-  /** The acquirer connector; default the sandbox simulator. */
+  /** The acquirer connector; default the module of KARIBCHE_ACQUIRER_MODULE, else (sandbox only) the simulator. */
   acquirer?: Acquirer;
 }
 
@@ -43,11 +42,12 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-/** Housekeeping (pruning old rows) runs every this many background ticks. */
-const HOUSEKEEPING_EVERY = 60;
-
 export async function createGateway(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
   const log = opts.log ?? createLogger(config.logLevel);
+  // Production moves real money: it never falls back to the simulator.
+  if (config.mode === 'production' && !opts.acquirer && !config.acquirerModule) {
+    throw new ConfigError('production mode requires a real acquirer connector: set KARIBCHE_ACQUIRER_MODULE to its module (see docs/production.md)');
+  }
   const db = opts.db ?? (await openDatabase(config, (err) => log.warn({ err }, 'idle database connection lost')));
   try {
     const applied = await migrate(db);
@@ -62,8 +62,9 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     const bootstrap = config.mode === 'sandbox' ? await bootstrapSandbox(db, config, clock) : null;
     const metrics = new Metrics();
     const sweeper = new ExpirySweeper(db, clock, log, (n) => metrics.paymentsExpired.inc(n));
-    const acquirer = opts.acquirer ?? new SimulatorAcquirer(db, clock, config.simLatencyMs);
-    if (!opts.acquirer && config.mode === 'production') log.warn('no acquirer connector configured: the simulator answers');
+    const acquirer =
+      opts.acquirer ??
+      (config.acquirerModule ? await loadAcquirer(config.acquirerModule, { mode: config.mode, log }) : new SimulatorAcquirer(db, clock, config.simLatencyMs));
     const checkoutSecret = await sharedSecret(db, 'checkout_secret');
     const callbacks = new CallbackDispatcher({ db, clock, config, merchants, metrics, log });
     const services: Services = { config, db, clock, sharedClock, merchants, tokens, sweeper, metrics, log, acquirer, checkoutSecret, callbacks };
@@ -98,41 +99,4 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     if (!opts.db) await db.close().catch(() => {});
     throw err;
   }
-}
-
-function startBackground(s: Services): { stop(): Promise<void> } {
-  const failures = new AuthFailures(s.db, s.clock, s.config.authFailureLimit, s.config.authFailureWindowSeconds);
-  let stopped = false;
-  let ticks = 0;
-  let timer: NodeJS.Timeout | null = null;
-  let current: Promise<void> = Promise.resolve();
-
-  const tick = async () => {
-    try {
-      await s.sharedClock.refresh();
-      await releasePendingClaims(s.db);
-      await s.sweeper.sweep();
-      await reconcile(s);
-      if (++ticks % HOUSEKEEPING_EVERY === 0) {
-        await failures.prune();
-        await s.db.query('DELETE FROM idempotency_keys WHERE created_at <= $1', [new Date(s.clock.nowMs() - IDEMPOTENCY.retentionMs)]);
-      }
-    } catch (err) {
-      s.log.warn({ err }, 'background tick failed');
-    }
-  };
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      current = tick().finally(schedule);
-    }, s.config.sweepIntervalMs);
-  };
-  schedule();
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await current;
-    },
-  };
 }

@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import pg from 'pg';
 import { freePort } from './testing/browser.ts';
 import { BACKENDS, openTestDb } from './testing/databases.ts';
+import { TEST_ACQUIRER_MODULE } from './testing/harness.ts';
 import { startGatewayProcess } from './testing/process.ts';
 
 const start = (env: Record<string, string>, bundle?: string) => startGatewayProcess(env, { bundle });
@@ -76,6 +77,18 @@ describe('the gateway process', () => {
     assert.match(err, /production mode requires KARIBCHE_ADMIN_TOKEN/);
   });
 
+  it('refuses production mode without a real acquirer connector (never the simulator)', { timeout: 30_000 }, async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { ...process.env, KARIBCHE_MODE: 'production', KARIBCHE_ADMIN_TOKEN: 'production-test-admin-token-0123456789', KARIBCHE_ACQUIRER_MODULE: '', KARIBCHE_DATA_DIR: os.tmpdir() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    assert.equal(code, 2);
+    assert.match(err, /production mode requires a real acquirer connector: set KARIBCHE_ACQUIRER_MODULE/);
+  });
+
   if (BACKENDS.includes('postgres')) {
     it('runs several worker processes on one port, replaces a dead one, and stops them all [postgres]', { timeout: 90_000 }, async () => {
       const t = await openTestDb('postgres');
@@ -121,7 +134,7 @@ describe('the gateway process', () => {
       const t = await openTestDb('postgres');
       const port = await freePort();
       const adminToken = 'shutdown-test-admin-token-0123456789';
-      const p = await start({ KARIBCHE_DATA_DIR: t.dataDir, PORT: String(port), DATABASE_URL: t.url!, KARIBCHE_ADMIN_TOKEN: adminToken, KARIBCHE_MODE: 'production' });
+      const p = await start({ KARIBCHE_DATA_DIR: t.dataDir, PORT: String(port), DATABASE_URL: t.url!, KARIBCHE_ADMIN_TOKEN: adminToken, KARIBCHE_MODE: 'production', KARIBCHE_ACQUIRER_MODULE: TEST_ACQUIRER_MODULE });
       const locker = new pg.Client({ connectionString: t.url! });
       try {
         const base = `http://127.0.0.1:${port}`;

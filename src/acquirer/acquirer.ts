@@ -55,14 +55,23 @@ export interface Acquirer {
   /** What became of an attempt (after a timeout or a crash). */
   status(reference: string): Promise<AcquirerResult>;
   /** Capture, void and refund are idempotent per reference (a retry after a crash repeats nothing). */
-  capture(reference: string, transactionId: string, amount: number): Promise<OperationResult>;
-  void(reference: string, transactionId: string): Promise<OperationResult>;
-  refund(reference: string, transactionId: string, amount: number, split?: { iban: string; amount: number } | null): Promise<OperationResult>;
+  capture(reference: string, transactionId: string, amount: number): Promise<OperationAnswer>;
+  void(reference: string, transactionId: string): Promise<OperationAnswer>;
+  refund(reference: string, transactionId: string, amount: number, split?: { iban: string; amount: number } | null): Promise<OperationAnswer>;
 }
 
-export type OperationResult = { ok: true } | { ok: false; resultCode: string };
+export type OperationAnswer = { ok: true } | { ok: false; resultCode: string };
 
-/** Thrown when the acquirer does not answer in time; the attempt stays Processing for the reconciler. */
-export class AcquirerTimeout extends Error {}
+/**
+ * A connector throws this when the acquirer did not answer (its timeout, a refused or broken
+ * connection): the payment stays processing and the reconciler asks again. Any other error is a
+ * bug and surfaces as one.
+ */
+export class AcquirerNoAnswer extends Error {
+  constructor(message = 'the acquirer did not answer', options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AcquirerNoAnswer';
+  }
+}
 
 export const DEFAULT_BLOCK_DAYS = 30;

@@ -6,7 +6,7 @@ import type { Clock } from '../clock.ts';
 import { maskCardNumber, toMmYy } from '../payments/card.ts';
 import { randomHex } from '../payments/ids.ts';
 import type { Db } from '../store/db.ts';
-import { DEFAULT_BLOCK_DAYS, type Acquirer, type AcquirerResult, type AuthoriseRequest, type OperationResult } from './acquirer.ts';
+import { DEFAULT_BLOCK_DAYS, type Acquirer, type AcquirerResult, type AuthoriseRequest, type OperationAnswer } from './acquirer.ts';
 import { CHALLENGE_CODE, behaviourOf, type Behaviour } from './test-cards.ts';
 
 /** A challenge the cardholder leaves unanswered this long is declined. */
@@ -130,17 +130,17 @@ export class SimulatorAcquirer implements Acquirer {
   }
 
   // The simulated issuer accepts every capture, void and refund the gateway's rules let through.
-  async capture(): Promise<OperationResult> {
+  async capture(): Promise<OperationAnswer> {
     await this.delay();
     return { ok: true };
   }
 
-  async void(): Promise<OperationResult> {
+  async void(): Promise<OperationAnswer> {
     await this.delay();
     return { ok: true };
   }
 
-  async refund(): Promise<OperationResult> {
+  async refund(): Promise<OperationAnswer> {
     await this.delay();
     return { ok: true };
   }

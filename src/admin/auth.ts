@@ -3,8 +3,8 @@
 // SHA-256 is kept in the database, re-read at most every few seconds so every process soon sees a
 // regenerated token without a query on every operator call.
 import type { FastifyRequest } from 'fastify';
-import { ERRORS } from '../api/errors.ts';
-import { problem } from '../api/problem.ts';
+import { ERRORS } from '../errors/catalogue.ts';
+import { gatewayError } from '../errors/gateway-error.ts';
 import type { Config } from '../config.ts';
 import { hashSecret, secretMatches } from '../merchants/credentials.ts';
 import type { Db } from '../store/db.ts';
@@ -26,7 +26,7 @@ export function adminAuth(config: Config, db: Db) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
     const stored = envHash ?? (await storedHash());
     if (!m || !stored || !secretMatches(m[1]!, stored)) {
-      throw problem(ERRORS.adminUnauthorized, { headers: { 'WWW-Authenticate': 'Bearer realm="karibche-admin"' } });
+      throw gatewayError(ERRORS.adminUnauthorized);
     }
   };
 }

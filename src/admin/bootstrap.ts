@@ -28,7 +28,7 @@ export const DEMO_SETTINGS = {
   methods: [...CHECKOUT_METHODS],
   splitEnrolled: true,
   saveCardEnabled: true,
-  callbackUrlPrefixes: ['http://127.0.0.1', 'http://localhost'],
+  callbackUrlPrefixes: ['http://127.0.0.1:*', 'http://localhost:*'],
   testMode: false,
 };
 

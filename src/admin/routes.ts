@@ -1,11 +1,12 @@
 // Operator API (SPEC 13): onboard merchants, set what each may use, issue and rotate credentials.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { ERRORS } from '../api/errors.ts';
-import { fieldProblem, problem } from '../api/problem.ts';
 import { errorResponses } from '../api/schemas.ts';
+import { ERRORS } from '../errors/catalogue.ts';
+import { gatewayError, invalidFields } from '../errors/gateway-error.ts';
 import { newApiKey } from '../merchants/credentials.ts';
-import { merchantView, type Merchant } from '../merchants/merchant.ts';
+import { DEFAULT_SETTINGS, merchantView, type Merchant, type MerchantSettings } from '../merchants/merchant.ts';
 import { checkSettings, type SettingsInput } from '../merchants/settings.ts';
 import { insertApiKey, insertMerchant, rotateCallbackSecret, rotateClientSecret, selectMerchant, selectMerchants, updateMerchantSettings } from '../merchants/store.ts';
 import type { Services } from '../services.ts';
@@ -15,23 +16,23 @@ import { ClientIdParams, CreateMerchantBody, Credentials, MerchantSettingsBody, 
 /** How long the previous callback secret keeps signing after a rotation. */
 export const CALLBACK_SECRET_GRACE_MS = 24 * 3600_000;
 
-export function adminRoutes(app: FastifyInstance, s: Services): void {
+export function adminRoutes(scope: FastifyInstance, s: Services): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const base = {
     onRequest: adminAuth(s.config, s.db),
     config: { operation: 'admin' as const, keepNulls: true },
   };
   const tags = ['Operator'];
-  const clientIdOf = (request: FastifyRequest) => (request.params as { clientId: string }).clientId;
 
   async function merchantOr404(clientId: string): Promise<Merchant> {
     const m = clientId.length <= 64 ? await selectMerchant(s.db, clientId) : null;
-    if (!m) throw problem(ERRORS.merchantNotFound, { detail: `No merchant ${clientId}` });
+    if (!m) throw gatewayError(ERRORS.merchantNotFound, { detail: `No merchant ${clientId}` });
     return m;
   }
 
-  function checked(input: SettingsInput) {
-    const result = checkSettings(input);
-    if (!result.ok) throw fieldProblem('admin', result.errors);
+  function checked(input: SettingsInput, current: Pick<MerchantSettings, 'defaultCallbackUrl' | 'callbackUrlPrefixes'>) {
+    const result = checkSettings(input, current);
+    if (!result.ok) throw invalidFields(result.errors);
     return result.settings;
   }
 
@@ -48,7 +49,7 @@ export function adminRoutes(app: FastifyInstance, s: Services): void {
       },
     },
     async (request, reply) => {
-      const settings = checked(request.body as SettingsInput);
+      const settings = checked(request.body, DEFAULT_SETTINGS);
       const { merchant, credentials } = await s.db.tx((q) => insertMerchant(q, { ...settings, name: settings.name! }, s.clock.now()));
       request.log.info({ clientId: merchant.clientId }, 'merchant created');
       return reply.code(201).send({ merchant: merchantView(merchant), credentials });
@@ -64,7 +65,7 @@ export function adminRoutes(app: FastifyInstance, s: Services): void {
   app.get(
     '/merchants/:clientId',
     { ...base, schema: { summary: 'Get a merchant', tags, params: ClientIdParams, response: { 200: MerchantView, ...errorResponses } } },
-    async (request) => merchantView(await merchantOr404(clientIdOf(request))),
+    async (request) => merchantView(await merchantOr404(request.params.clientId)),
   );
 
   app.patch(
@@ -74,11 +75,11 @@ export function adminRoutes(app: FastifyInstance, s: Services): void {
       schema: { summary: 'Update merchant settings', description: 'Any subset of the settings; null clears a nullable one.', tags, params: ClientIdParams, body: MerchantSettingsBody, response: { 200: MerchantView, ...errorResponses } },
     },
     async (request) => {
-      const clientId = clientIdOf(request);
-      const patch = checked(request.body as SettingsInput);
+      const clientId = request.params.clientId;
+      const patch = checked(request.body, await merchantOr404(clientId));
       if (Object.keys(patch).length === 0) return merchantView(await merchantOr404(clientId));
       const updated = await updateMerchantSettings(s.db, clientId, patch, s.clock.now());
-      if (!updated) throw problem(ERRORS.merchantNotFound, { detail: `No merchant ${clientId}` });
+      if (!updated) throw gatewayError(ERRORS.merchantNotFound, { detail: `No merchant ${clientId}` });
       await s.merchants.changed(clientId);
       return merchantView(updated);
     },
@@ -89,9 +90,9 @@ export function adminRoutes(app: FastifyInstance, s: Services): void {
       url,
       { ...base, schema: { summary, tags, params: ClientIdParams, response: { 200: Type.Object({ [field]: Type.String() }), ...errorResponses } } },
       async (request) => {
-        const clientId = clientIdOf(request);
+        const clientId = request.params.clientId;
         const value = clientId.length <= 64 ? await make(clientId) : null;
-        if (!value) throw problem(ERRORS.merchantNotFound, { detail: `No merchant ${clientId}` });
+        if (!value) throw gatewayError(ERRORS.merchantNotFound, { detail: `No merchant ${clientId}` });
         await s.merchants.changed(clientId);
         request.log.info({ clientId, credential: field }, 'credential issued');
         return { [field]: value };

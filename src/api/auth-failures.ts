@@ -1,13 +1,28 @@
-// Brute-force guard for the access-token endpoint: failed attempts are counted in the database
-// (so every gateway process shares the count) per client_id and per source address, in a fixed
-// window on the gateway's clock.
+// Brute-force guard for the access-token endpoint. Attempts are counted in the database (so every
+// gateway process shares the count) per client_id and per source address, in a fixed window on the
+// gateway's clock. An attempt reserves its place before its secret is checked, in one statement
+// that counts and returns the new count: parallel guesses can never check more secrets than the
+// limit, across every process. A correct secret gives its place back; a wrong one keeps it as a
+// failure.
 import type { Clock } from '../clock.ts';
+import { ERRORS } from '../errors/catalogue.ts';
+import { gatewayError } from '../errors/gateway-error.ts';
 import type { Db } from '../store/db.ts';
-import { ERRORS } from './errors.ts';
-import { problem } from './problem.ts';
 
 /** A source address may fail this many times more than one client_id (offices share addresses). */
 const ADDRESS_FACTOR = 10;
+
+interface Counter {
+  key: string;
+  window_start: Date;
+  failures: number;
+  pending: number;
+}
+
+/** An attempt holding its places; settle it with succeeded() or failed(). */
+export interface Reservation {
+  keys: string[];
+}
 
 export class AuthFailures {
   constructor(
@@ -23,41 +38,58 @@ export class AuthFailures {
     return m;
   }
 
-  /** Throws 429 with Retry-After while either counter is over its limit. */
-  async check(clientId: string | undefined, ip: string): Promise<void> {
+  /**
+   * Reserves a place for one attempt under every counter it falls under (the client_id, when given,
+   * and the address), or throws 429 with Retry-After when the window has no place left for it.
+   */
+  async reserve(clientId: string | undefined, ip: string): Promise<Reservation> {
     const limits = this.limits(clientId, ip);
-    const now = this.clock.nowMs();
-    const { rows } = await this.db.query<{ key: string; window_start: Date; failures: number }>(
-      'SELECT key, window_start, failures FROM auth_failures WHERE key = ANY($1) AND window_start > $2',
-      [[...limits.keys()], new Date(now - this.windowSeconds * 1000)],
+    const keys = [...limits.keys()].sort(); // one lock order for every statement: no deadlock
+    const now = this.clock.now();
+    const { rows } = await this.db.query<Counter>(
+      `INSERT INTO auth_failures (key, window_start, failures, pending)
+       SELECT k, $2::timestamptz, 0, 1 FROM unnest($1::text[]) AS k ORDER BY k
+       ON CONFLICT (key) DO UPDATE SET
+         failures = CASE WHEN auth_failures.window_start <= $3 THEN 0 ELSE auth_failures.failures END,
+         pending = CASE WHEN auth_failures.window_start <= $3 THEN 1 ELSE auth_failures.pending + 1 END,
+         window_start = CASE WHEN auth_failures.window_start <= $3 THEN EXCLUDED.window_start ELSE auth_failures.window_start END
+       RETURNING key, window_start, failures, pending`,
+      [keys, now, new Date(now.getTime() - this.windowSeconds * 1000)],
+      'auth_failures_reserve',
     );
-    for (const r of rows) {
-      if (r.failures >= limits.get(r.key)!) {
-        const retryAfter = Math.max(1, Math.ceil((r.window_start.getTime() + this.windowSeconds * 1000 - now) / 1000));
-        throw problem(ERRORS.tooManyRequests, {
-          detail: `Too many failed attempts; retry in ${retryAfter} s`,
-          headers: { 'Retry-After': String(retryAfter) },
-        });
-      }
-    }
+    const over = rows.find((r) => r.failures + r.pending > limits.get(r.key)!);
+    if (!over) return { keys };
+    await this.release(keys, false);
+    // Only places held by attempts being checked right now: one of them gives its place back soon.
+    const full = over.failures >= limits.get(over.key)!;
+    const retryAfter = full ? Math.max(1, Math.ceil((over.window_start.getTime() + this.windowSeconds * 1000 - now.getTime()) / 1000)) : 1;
+    throw gatewayError(ERRORS.tooManyRequests, { detail: `Too many failed attempts; retry in ${retryAfter} s`, retryAfterSeconds: retryAfter });
   }
 
-  async record(clientId: string | undefined, ip: string): Promise<void> {
-    const now = this.clock.now();
-    const windowStart = new Date(now.getTime() - this.windowSeconds * 1000);
-    for (const key of this.limits(clientId, ip).keys()) {
-      await this.db.query(
-        `INSERT INTO auth_failures (key, window_start, failures) VALUES ($1, $2, 1)
-         ON CONFLICT (key) DO UPDATE SET
-           failures = CASE WHEN auth_failures.window_start <= $3 THEN 1 ELSE auth_failures.failures + 1 END,
-           window_start = CASE WHEN auth_failures.window_start <= $3 THEN EXCLUDED.window_start ELSE auth_failures.window_start END`,
-        [key, now, windowStart],
-      );
-    }
+  /** The secret was right: the attempt gives its places back. */
+  succeeded(r: Reservation): Promise<void> {
+    return this.release(r.keys, false);
+  }
+
+  /** The secret was wrong: the attempt's places become failures for the rest of the window. */
+  failed(r: Reservation): Promise<void> {
+    return this.release(r.keys, true);
+  }
+
+  /** A failure that checked no secret (no client_id, another merchant's key): counted on the address only. */
+  async failedWithoutCheck(ip: string): Promise<void> {
+    await this.failed(await this.reserve(undefined, ip));
+  }
+
+  private async release(keys: string[], asFailure: boolean): Promise<void> {
+    await this.db.query(
+      `UPDATE auth_failures SET pending = GREATEST(pending - 1, 0), failures = failures + $2 WHERE key = ANY ($1::text[])`,
+      [keys, asFailure ? 1 : 0],
+    );
   }
 
   /** Drops counters whose window has passed. */
   async prune(): Promise<void> {
-    await this.db.query('DELETE FROM auth_failures WHERE window_start <= $1', [new Date(this.clock.nowMs() - this.windowSeconds * 1000)]);
+    await this.db.query('DELETE FROM auth_failures WHERE window_start <= $1 AND pending = 0', [new Date(this.clock.nowMs() - this.windowSeconds * 1000)]);
   }
 }

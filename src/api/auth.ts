@@ -3,8 +3,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Merchant } from '../merchants/merchant.ts';
 import type { MerchantDirectory } from '../merchants/directory.ts';
-import { ERRORS } from './errors.ts';
-import { problem } from './problem.ts';
+import { ERRORS } from '../errors/catalogue.ts';
+import { gatewayError } from '../errors/gateway-error.ts';
 import type { TokenService } from './tokens.ts';
 
 declare module 'fastify' {
@@ -19,12 +19,12 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 export async function merchantFromApiKey(directory: MerchantDirectory, request: FastifyRequest): Promise<Merchant> {
   const key = request.headers.apikey;
   const merchant = typeof key === 'string' && key.length > 0 && key.length <= 200 ? await directory.byApiKey(key) : null;
-  if (!merchant) throw problem(ERRORS.invalidApiKey, { detail: 'The apikey header is missing or not a valid API key' });
+  if (!merchant) throw gatewayError(ERRORS.invalidApiKey, { detail: 'The apikey header is missing or not a valid API key' });
   return merchant;
 }
 
 export function assertActive(merchant: Merchant): void {
-  if (merchant.status !== 'active') throw problem(ERRORS.merchantSuspended);
+  if (merchant.status !== 'active') throw gatewayError(ERRORS.merchantSuspended);
 }
 
 export function merchantAuth(directory: MerchantDirectory, tokens: TokenService) {
@@ -32,12 +32,12 @@ export function merchantAuth(directory: MerchantDirectory, tokens: TokenService)
     const merchant = await merchantFromApiKey(directory, request);
     const m = BEARER.exec(request.headers.authorization ?? '');
     const claims = m ? await tokens.verify(m[1]!) : null;
-    if (!claims) throw problem(ERRORS.invalidToken, { detail: 'The bearer token is missing, malformed, expired or not issued by this gateway' });
+    if (!claims) throw gatewayError(ERRORS.invalidToken, { detail: 'The bearer token is missing, malformed, expired or not issued by this gateway' });
     if (claims.clientId !== merchant.clientId) {
-      throw problem(ERRORS.invalidApiKey, { detail: 'The API key and the access token belong to different merchants' });
+      throw gatewayError(ERRORS.invalidApiKey, { detail: 'The API key and the access token belong to different merchants' });
     }
     if (claims.secretVersion !== merchant.secretVersion) {
-      throw problem(ERRORS.invalidToken, { detail: 'The token was issued before the client secret was rotated; request a new one' });
+      throw gatewayError(ERRORS.invalidToken, { detail: 'The token was issued before the client secret was rotated; request a new one' });
     }
     assertActive(merchant);
     request.merchant = merchant;

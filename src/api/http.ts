@@ -2,15 +2,16 @@
 // body, lenient binding before validation, and one error handler that answers problem JSON.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isUnavailable } from '../store/db.ts';
-import { ERRORS } from './errors.ts';
+import { ERRORS } from '../errors/catalogue.ts';
+import { GatewayError, gatewayError, invalidFields, type FieldError } from '../errors/gateway-error.ts';
 import { normalizeBody } from './lenient.ts';
-import { ProblemError, problem, sendProblem, type InvalidParam } from './problem.ts';
+import { sendProblem } from './problem.ts';
 
 export const BODY_LIMIT = 64 * 1024;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    operation?: import('./errors.ts').Operation;
+    operation?: import('../errors/catalogue.ts').Operation;
     /** Keep explicit nulls (the admin API uses null to clear a setting). */
     keepNulls?: boolean;
   }
@@ -30,8 +31,8 @@ interface AjvError {
   params: Record<string, unknown>;
 }
 
-export function invalidParamsFromAjv(errors: AjvError[], context: string): InvalidParam[] {
-  const seen = new Map<string, InvalidParam>();
+export function fieldErrorsFromAjv(errors: AjvError[], context: string): FieldError[] {
+  const seen = new Map<string, FieldError>();
   for (const e of errors) {
     // Branches of an anyOf each report; the anyOf's own error says enough.
     if (e.keyword === 'anyOf' || e.keyword === 'if') continue;
@@ -49,7 +50,7 @@ export function invalidParamsFromAjv(errors: AjvError[], context: string): Inval
       }
       continue;
     }
-    seen.set(name, { name, reason });
+    seen.set(name, { field: name, reason, rule: ERRORS.invalidRequest });
   }
   return [...seen.values()];
 }
@@ -71,12 +72,12 @@ export function registerHttpConventions(app: FastifyInstance, publicUrl: string,
     // PostgreSQL text cannot hold U+0000: refuse it here rather than fail in the database. (Query
     // strings reach the database only through typed schema values.)
     if (hasNul(request.params) || hasNul(request.body)) {
-      throw problem(ERRORS.invalidRequest, { detail: 'Text must not contain the NUL character (U+0000)' });
+      throw gatewayError(ERRORS.invalidRequest, { detail: 'Text must not contain the NUL character (U+0000)' });
     }
     const op = request.routeOptions.config.operation;
     if (request.body !== undefined && op !== 'access-token' && op !== 'checkout') {
       const type = String(request.headers['content-type'] ?? '');
-      if (!/^application\/json\b/i.test(type)) throw problem(ERRORS.unsupportedMediaType, { detail: `Unsupported Content-Type: ${type.split(';')[0]}` });
+      if (!/^application\/json\b/i.test(type)) throw gatewayError(ERRORS.unsupportedMediaType, { detail: `Unsupported Content-Type: ${type.split(';')[0]}` });
     }
     const schema = request.routeOptions.schema?.body as object | undefined;
     if (schema && request.body !== undefined) {
@@ -85,25 +86,22 @@ export function registerHttpConventions(app: FastifyInstance, publicUrl: string,
     if (schema && request.body === undefined) request.body = {};
   });
 
-  app.setErrorHandler((error: FastifyError | ProblemError, request, reply) => {
+  app.setErrorHandler((error: FastifyError | GatewayError, request, reply) => {
     // A body that cannot be parsed for a path that does not exist: the path is the answer.
-    if (request.is404 && !(error instanceof ProblemError)) return notFound(request, reply);
-    if (error instanceof ProblemError) return sendProblem(reply, publicUrl, error);
+    if (request.is404 && !(error instanceof GatewayError)) return notFound(request, reply);
+    if (error instanceof GatewayError) return sendProblem(reply, publicUrl, error);
     const fe = error as FastifyError & { validation?: AjvError[]; validationContext?: string };
     if (fe.validation) {
-      const invalidParams = invalidParamsFromAjv(fe.validation, fe.validationContext ?? 'body');
-      const detail =
-        invalidParams.length === 1 ? `${invalidParams[0]!.name} ${invalidParams[0]!.reason}` : `Invalid fields: ${invalidParams.map((p) => p.name).join(', ')}`;
-      return sendProblem(reply, publicUrl, problem(ERRORS.invalidRequest, { detail, invalidParams }));
+      return sendProblem(reply, publicUrl, invalidFields(fieldErrorsFromAjv(fe.validation, fe.validationContext ?? 'body')));
     }
     const mapped = mapFrameworkError(fe);
     if (mapped) return sendProblem(reply, publicUrl, mapped);
     if (isUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable');
-      return sendProblem(reply, publicUrl, problem(ERRORS.unavailable, { headers: { 'Retry-After': '5' } }));
+      return sendProblem(reply, publicUrl, gatewayError(ERRORS.unavailable, { retryAfterSeconds: 5 }));
     }
     request.log.error({ err: error }, 'unhandled error');
-    return sendProblem(reply, publicUrl, problem(ERRORS.internal, { detail: `Internal error (request id ${request.id})` }));
+    return sendProblem(reply, publicUrl, gatewayError(ERRORS.internal, { detail: `Internal error (request id ${request.id})` }));
   });
 }
 
@@ -114,26 +112,26 @@ function hasNul(value: unknown): boolean {
   return false;
 }
 
-function mapFrameworkError(e: FastifyError): ProblemError | null {
+function mapFrameworkError(e: FastifyError): GatewayError | null {
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return problem(ERRORS.payloadTooLarge);
+      return gatewayError(ERRORS.payloadTooLarge);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return problem(ERRORS.unsupportedMediaType, { detail: e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'Unsupported Content-Type' : e.message });
+      return gatewayError(ERRORS.unsupportedMediaType, { detail: e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'Unsupported Content-Type' : e.message });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return problem(ERRORS.malformedBody, { detail: 'The body is not valid JSON' });
+      return gatewayError(ERRORS.malformedBody, { detail: 'The body is not valid JSON' });
   }
   if (e instanceof SyntaxError || (e.statusCode === 400 && /JSON|prototype|constructor/i.test(e.message))) {
-    return problem(ERRORS.malformedBody, { detail: 'The body is not valid JSON' });
+    return gatewayError(ERRORS.malformedBody, { detail: 'The body is not valid JSON' });
   }
-  if (e.statusCode === 429) return problem(ERRORS.tooManyRequests);
+  if (e.statusCode === 429) return gatewayError(ERRORS.tooManyRequests);
   if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
-    if (e.statusCode === 413) return problem(ERRORS.payloadTooLarge);
-    if (e.statusCode === 415) return problem(ERRORS.unsupportedMediaType);
-    if (e.statusCode === 405) return problem(ERRORS.methodNotAllowed);
-    return problem(ERRORS.malformedBody, { detail: e.message });
+    if (e.statusCode === 413) return gatewayError(ERRORS.payloadTooLarge);
+    if (e.statusCode === 415) return gatewayError(ERRORS.unsupportedMediaType);
+    if (e.statusCode === 405) return gatewayError(ERRORS.methodNotAllowed);
+    return gatewayError(ERRORS.malformedBody, { detail: e.message });
   }
   return null;
 }

@@ -1,34 +1,36 @@
-// Idempotency-Key (SPEC 11). The first request with a key claims it; the operation stores its
-// response in the same transaction as its own change, so a replay can never disagree with what
-// happened. Same key + different request: 422; same key while the first still runs: 409.
+// Idempotency-Key over HTTP (SPEC 11): claims the key for the request, or answers from what an
+// earlier request with the same key did — its stored result (replayed, `Idempotent-Replayed: true`),
+// 422 when the key was used for another request, 409 while that request still runs — or takes the
+// key over from a request that died and resumes the use case where it stopped. The use case itself
+// runs in the unit of work handed to it (src/idempotency/unit-of-work.ts).
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
-import type { Db, Queryable } from '../store/db.ts';
-import { ERRORS } from './errors.ts';
-import { operationOf, problem } from './problem.ts';
+import { ERRORS } from '../errors/catalogue.ts';
+import { gatewayError } from '../errors/gateway-error.ts';
+import { randomHex } from '../payments/ids.ts';
+import { claimKey, releaseKey, selectKey, takeOverKey, type KeyId } from '../idempotency/store.ts';
+import { KEY_LOCK_MS, keyed, unkeyed, type UnitOfWork } from '../idempotency/unit-of-work.ts';
+import type { Db } from '../store/db.ts';
+import { operationOf } from './problem.ts';
 
 export const IDEMPOTENCY = {
   keyMaxLength: 255,
+  /** A key is remembered this long (business time: the sandbox clock moves it). */
   retentionMs: 24 * 3600_000,
-  /** A claim older than this whose process vanished may be taken over by a retry. */
-  claimTimeoutMs: 60_000,
 } as const;
 
-/** Handed to an operation: call save() inside the transaction that makes the change. */
-export interface IdempotencyScope {
-  save(q: Queryable, status: number, body: unknown): Promise<void>;
-  /**
-   * For an operation that creates a payment before its outcome is known (a saved-card charge):
-   * call inside the creating transaction. A retry that finds the first request dead then resumes
-   * this payment (see `resume`) instead of creating another.
-   */
-  link(q: Queryable, payId: string): Promise<void>;
-}
-
-export interface OperationResult {
+/** What a route answers for its use case's result. */
+export interface Answer {
   status: number;
   body: unknown;
+}
+
+export interface IdempotencyDeps {
+  db: Db;
+  clock: Clock;
+  /** Counts requests answered 409 or 422 because of their key. */
+  onConflict?: (kind: 'in_progress' | 'mismatch') => void;
 }
 
 /** Stable JSON (sorted keys), so the same body written in another order is the same request. */
@@ -49,161 +51,111 @@ export function requestHash(request: FastifyRequest): string {
     .digest('hex');
 }
 
-interface KeyRow {
-  request_hash: string;
-  state: 'running' | 'done';
-  response_status: number | null;
-  response_body: string | null;
-  pay_id: string | null;
-  locked_until: Date | null;
-}
+const keyProblem = () => {
+  const reason = `must be 1 to ${IDEMPOTENCY.keyMaxLength} printable ASCII characters`;
+  return gatewayError(ERRORS.invalidRequest, { detail: `Idempotency-Key ${reason}`, fields: [{ field: 'Idempotency-Key', reason, rule: ERRORS.invalidRequest }] });
+};
 
 /**
- * Runs `operation` at most once per (merchant, Idempotency-Key) and answers the request, replaying
- * a stored response when there is one. Without the header the operation simply runs.
+ * Runs the use case at most once per (merchant, Idempotency-Key) and answers the request. Without
+ * the header the use case simply runs in a unit of work without a key.
  */
-export async function idempotent(
-  db: Db,
-  clock: Clock,
+export async function idempotent<R>(
+  s: IdempotencyDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-  operation: (scope: IdempotencyScope | null) => Promise<OperationResult>,
-  /** Answers for a payment a dead earlier request created and linked (see IdempotencyScope.link). */
-  resume?: (payId: string) => Promise<OperationResult>,
+  run: (uow: UnitOfWork<R>) => Promise<R>,
+  render: (result: R) => Answer,
 ): Promise<FastifyReply> {
   const header = request.headers['idempotency-key'];
-  if (header === undefined) {
-    const r = await operation(null);
-    return reply.code(r.status).send(r.body);
-  }
-  const key = Array.isArray(header) ? header[0]! : header;
-  if (key.length === 0 || key.length > IDEMPOTENCY.keyMaxLength || /[^\x20-\x7e]/.test(key)) {
-    throw problem(ERRORS.invalidRequest, {
-      detail: `Idempotency-Key must be 1 to ${IDEMPOTENCY.keyMaxLength} printable ASCII characters`,
-      invalidParams: [{ name: 'Idempotency-Key', reason: `must be 1 to ${IDEMPOTENCY.keyMaxLength} printable ASCII characters` }],
-    });
-  }
-  const clientId = request.merchant.clientId;
-  const hash = requestHash(request);
-  const now = clock.now();
-  const claimed = await db
-    .query(
-      `INSERT INTO idempotency_keys (client_id, key, request_hash, state, created_at, locked_until)
-       VALUES ($1, $2, $3, 'running', $4, $5)
-       ON CONFLICT (client_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, state = 'running',
-         response_status = NULL, response_body = NULL, created_at = EXCLUDED.created_at, locked_until = EXCLUDED.locked_until
-       WHERE idempotency_keys.created_at <= $6
-          OR (idempotency_keys.state = 'running' AND idempotency_keys.locked_until <= $4
-              AND idempotency_keys.request_hash = EXCLUDED.request_hash AND idempotency_keys.pay_id IS NULL)
-       RETURNING key`,
-      [clientId, key, hash, now, new Date(now.getTime() + IDEMPOTENCY.claimTimeoutMs), new Date(now.getTime() - IDEMPOTENCY.retentionMs)],
-    )
-    .catch((err) => {
-      // The claim may have been committed or not (the connection can break after the server ran
-      // the statement). Release it when the database answers again: a no-op if it never was.
-      releaseLater(db, clientId, key, now);
-      throw err;
-    });
-  if (claimed.rowCount === 0) {
-    const { rows } = await db.query<KeyRow>(
-      'SELECT request_hash, state, response_status, response_body, pay_id, locked_until FROM idempotency_keys WHERE client_id = $1 AND key = $2',
-      [clientId, key],
-    );
-    const row = rows[0];
-    if (row && row.request_hash !== hash) {
-      throw problem(ERRORS.idempotencyMismatch, { detail: 'This Idempotency-Key was already used for a different request' });
-    }
-    const dead = row && row.state === 'running' && row.locked_until !== null && row.locked_until.getTime() <= now.getTime();
-    if (row && dead && row.pay_id && resume) {
-      // The first request created its payment and died before answering: answer that payment.
-      const r = await resume(row.pay_id);
-      await db.query(
-        `UPDATE idempotency_keys SET state = 'done', response_status = $3, response_body = $4, locked_until = NULL WHERE client_id = $1 AND key = $2`,
-        [clientId, key, r.status, JSON.stringify(r.body)],
-      );
-      return reply.code(r.status).header('Idempotent-Replayed', 'true').send(r.body);
-    }
-    if (!row || row.state === 'running') {
-      throw problem(ERRORS.idempotencyInProgress, { headers: { 'Retry-After': '1' } });
-    }
-    return reply
-      .code(row.response_status!)
-      .header('Idempotent-Replayed', 'true')
-      .type('application/json; charset=utf-8')
-      .send(row.response_body);
-  }
+  if (header === undefined) return send(reply, render(await run(unkeyed<R>(s.db))));
+  const key = Array.isArray(header) ? header[0] : header;
+  if (!key || key.length > IDEMPOTENCY.keyMaxLength || /[^\x20-\x7e]/.test(key)) throw keyProblem();
 
-  let saved = false;
-  const scope: IdempotencyScope = {
-    async save(q, status, body) {
-      await q.query(
-        `UPDATE idempotency_keys SET state = 'done', response_status = $3, response_body = $4, locked_until = NULL
-         WHERE client_id = $1 AND key = $2`,
-        [clientId, key, status, JSON.stringify(body)],
-      );
-      saved = true;
-    },
-    async link(q, payId) {
-      await q.query('UPDATE idempotency_keys SET pay_id = $3 WHERE client_id = $1 AND key = $2', [clientId, key, payId]);
-    },
-  };
+  const id: KeyId = { clientId: request.merchant.clientId, key };
+  const hash = requestHash(request);
+  const owner = randomHex(16);
+  const now = s.clock.now();
+  const claimed = await claimKey(s.db, {
+    ...id,
+    operation: operationOf(request),
+    requestHash: hash,
+    owner,
+    now,
+    lockedUntil: new Date(Date.now() + KEY_LOCK_MS),
+    expiredBefore: new Date(now.getTime() - IDEMPOTENCY.retentionMs),
+  }).catch((err) => {
+    // The claim may or may not have committed (a connection can break after the server ran it):
+    // release it once the database answers again — a no-op if it never was.
+    releaseLater(s.db, id, owner);
+    throw err;
+  });
+  if (claimed) return runOwned(s, reply, id, owner, run, render, null);
+
+  const row = await selectKey(s.db, id);
+  if (row && row.request_hash !== hash) {
+    s.onConflict?.('mismatch');
+    throw gatewayError(ERRORS.idempotencyMismatch, { detail: 'This Idempotency-Key was already used for a different request' });
+  }
+  if (row?.recovery_point === 'finished') {
+    if (row.result !== null) return send(reply, render(row.result as R), true);
+    // A key finished before recovery points existed kept its rendered answer.
+    return reply.code(row.response_status ?? 200).header('Idempotent-Replayed', 'true').type('application/json; charset=utf-8').send(row.response_body);
+  }
+  // A request still holds the key; if it is dead (its lock ran out), take the key over and resume.
+  const taken = row ? await takeOverKey(s.db, id, owner, new Date(), new Date(Date.now() + KEY_LOCK_MS)) : null;
+  if (!taken) {
+    s.onConflict?.('in_progress');
+    throw gatewayError(ERRORS.idempotencyInProgress, { retryAfterSeconds: 1 });
+  }
+  const resume = taken.recovery_point === 'claimed' || taken.pay_id === null ? null : { point: taken.recovery_point as 'created' | 'acquirer_called', payId: taken.pay_id };
+  return runOwned(s, reply, id, owner, run, render, resume);
+}
+
+async function runOwned<R>(
+  s: IdempotencyDeps,
+  reply: FastifyReply,
+  id: KeyId,
+  owner: string,
+  run: (uow: UnitOfWork<R>) => Promise<R>,
+  render: (result: R) => Answer,
+  resume: { point: 'created' | 'acquirer_called'; payId: string } | null,
+): Promise<FastifyReply> {
   try {
-    const r = await operation(scope);
-    if (!saved) await scope.save(db, r.status, r.body);
-    return reply.code(r.status).send(r.body);
+    return send(reply, render(await run(keyed<R>(s.db, id, owner, resume))), resume !== null);
   } catch (err) {
-    // Free the key so the client can retry, like a request that was never made, unless a change
-    // committed with it: releaseClaim spares a saved response (state 'done') and a linked payment.
-    // The database decides, not what this process saw: a save or link whose transaction then
-    // rolled back (or whose COMMIT went unanswered) leaves exactly what committed.
-    await releaseClaim(db, clientId, key, now).catch((e) => {
-      // The database is away (the reason this request failed, most likely): release the key when
-      // it is back rather than answer the client's retries 409 until the claim times out.
-      releaseLater(db, clientId, key, now);
-      request.log.warn({ err: e }, 'could not release idempotency key; will retry');
+    // Free the key so the client can retry, like a request never made — unless a phase committed
+    // with it (the database decides: only a key still at `claimed` is released).
+    await releaseKey(s.db, id, owner, true).catch((e) => {
+      // The database is away (why this request failed, most likely): release the key when it is
+      // back rather than answer the client's retries 409 until the lock runs out.
+      releaseLater(s.db, id, owner);
+      reply.request.log.warn({ err: e }, 'could not release idempotency key; will retry');
     });
     throw err;
   }
 }
 
-// Only this request's own claim (its creation time): a retry that took the key over after the
-// claim timed out holds a claim of its own, which must stay.
-const releaseClaim = (db: Db, clientId: string, key: string, claimedAt: Date) =>
-  db.query(`DELETE FROM idempotency_keys WHERE client_id = $1 AND key = $2 AND state = 'running' AND pay_id IS NULL AND created_at = $3`, [clientId, key, claimedAt]);
-
-const pendingReleases = new WeakMap<Db, Set<string>>();
-function releaseLater(db: Db, clientId: string, key: string, claimedAt: Date): void {
-  let set = pendingReleases.get(db);
-  if (!set) pendingReleases.set(db, (set = new Set()));
-  set.add(JSON.stringify([clientId, key, claimedAt.toISOString()]));
+function send(reply: FastifyReply, answer: Answer, replayed = false): FastifyReply {
+  if (replayed) reply.header('Idempotent-Replayed', 'true');
+  return reply.code(answer.status).send(answer.body);
 }
 
-/**
- * A cancel or completion whose acquirer answer was lost keeps its key, linked to the payment; the
- * reconciler finishing the operation answers that key here, in its transaction: a retry then
- * replays the result instead of running the operation again.
- */
-export async function saveLinkedResponse(q: Queryable, payId: string, status: number, body: unknown): Promise<void> {
-  await q.query(
-    `UPDATE idempotency_keys SET state = 'done', response_status = $2, response_body = $3, locked_until = NULL WHERE pay_id = $1 AND state = 'running'`,
-    [payId, status, JSON.stringify(body)],
-  );
+const pendingReleases = new WeakMap<Db, Map<string, { id: KeyId; owner: string }>>();
+function releaseLater(db: Db, id: KeyId, owner: string): void {
+  let pending = pendingReleases.get(db);
+  if (!pending) pendingReleases.set(db, (pending = new Map()));
+  pending.set(owner, { id, owner });
 }
 
-/** …or, when the acquirer refused it (nothing changed), frees the key for a fresh attempt. */
-export async function releaseLinkedClaim(q: Queryable, payId: string): Promise<void> {
-  await q.query(`DELETE FROM idempotency_keys WHERE pay_id = $1 AND state = 'running'`, [payId]);
-}
-
-/** Releases the claims of failed requests that could not be released at the time (background tick). */
+/** Releases the claims of failed requests that could not be released at the time (background). */
 export async function releasePendingClaims(db: Db): Promise<number> {
-  const set = pendingReleases.get(db);
-  if (!set?.size) return 0;
+  const pending = pendingReleases.get(db);
+  if (!pending?.size) return 0;
   let released = 0;
-  for (const entry of [...set]) {
-    const [clientId, key, claimedAt] = JSON.parse(entry) as [string, string, string];
-    await releaseClaim(db, clientId, key, new Date(claimedAt)); // throws while the database is still away: retried next tick
-    set.delete(entry);
+  for (const [owner, { id }] of [...pending]) {
+    await releaseKey(db, id, owner, true); // throws while the database is still away: retried next time
+    pending.delete(owner);
     released++;
   }
   return released;

@@ -1,5 +1,9 @@
+// Problem JSON (SPEC 12): how the API answers a GatewayError. The operation of the route decides
+// the systemCode; headers that belong to a kind of error (Retry-After, WWW-Authenticate) are added
+// here, so the code that raises an error never speaks HTTP.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ERRORS, systemCode, type ErrorDef, type Operation } from './errors.ts';
+import { ERRORS, systemCode, type Operation } from '../errors/catalogue.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
 
 export interface InvalidParam {
   name: string;
@@ -8,53 +12,8 @@ export interface InvalidParam {
   systemCode?: string;
 }
 
-export interface ProblemOptions {
-  detail?: string;
-  invalidParams?: InvalidParam[];
-  resultCode?: string;
-  headers?: Record<string, string>;
-}
-
-/** Thrown anywhere below a route; the error handler turns it into problem JSON. */
-export class ProblemError extends Error {
-  constructor(
-    readonly def: ErrorDef,
-    readonly options: ProblemOptions = {},
-  ) {
-    super(options.detail ?? def.title);
-  }
-}
-
-export function problem(def: ErrorDef, options: ProblemOptions = {}): ProblemError {
-  return new ProblemError(def, options);
-}
-
-/** A rule violation found while validating one field. */
-export interface FieldError {
-  field: string;
-  reason: string;
-  rule: ErrorDef;
-}
-
-/**
- * Turns the field errors of one request into a single problem: when every failure is the same
- * named rule, its systemCode is the problem's; otherwise the generic invalid-request code.
- */
-export function fieldProblem(op: Operation, errors: FieldError[]): ProblemError {
-  const rules = new Set(errors.map((e) => e.rule));
-  const def = rules.size === 1 ? errors[0]!.rule : ERRORS.invalidRequest;
-  const invalidParams = errors.map((e) => ({
-    name: e.field,
-    reason: e.reason,
-    ...(e.rule === ERRORS.invalidRequest ? {} : { systemCode: systemCode(op, e.rule) }),
-  }));
-  const detail =
-    errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.reason}` : `Invalid fields: ${[...new Set(errors.map((e) => e.field))].join(', ')}`;
-  return new ProblemError(def, { detail, invalidParams });
-}
-
 export function operationOf(request: FastifyRequest): Operation {
-  return ((request.routeOptions?.config as { operation?: Operation } | undefined)?.operation ?? 'system') as Operation;
+  return request.routeOptions?.config?.operation ?? 'system';
 }
 
 export interface ProblemBody {
@@ -68,7 +27,7 @@ export interface ProblemBody {
   requestId?: string;
 }
 
-export function problemBody(publicUrl: string, op: Operation, err: ProblemError, requestId?: string): ProblemBody {
+export function problemBody(publicUrl: string, op: Operation, err: GatewayError, requestId?: string): ProblemBody {
   // On the access-token endpoint every malformed credential request is "invalid client credentials".
   const def = op === 'access-token' && err.def === ERRORS.invalidRequest ? ERRORS.invalidClientCredentials : err.def;
   const code = systemCode(op, def);
@@ -77,19 +36,31 @@ export function problemBody(publicUrl: string, op: Operation, err: ProblemError,
     title: def.title,
     status: String(def.status),
     systemCode: code,
-    detail: err.options.detail ?? def.meaning,
+    detail: err.detail ?? def.meaning,
   };
-  const resultCode = err.options.resultCode ?? def.resultCode;
+  const resultCode = err.resultCode ?? def.resultCode;
   if (resultCode) body.resultCode = resultCode;
-  if (err.options.invalidParams?.length) body.invalidParams = err.options.invalidParams;
+  if (err.fields.length) {
+    body.invalidParams = err.fields.map((f) => ({
+      name: f.field,
+      reason: f.reason,
+      ...(f.rule === ERRORS.invalidRequest ? {} : { systemCode: systemCode(op, f.rule) }),
+    }));
+  }
   if (requestId) body.requestId = requestId;
   return body;
 }
 
-export function sendProblem(reply: FastifyReply, publicUrl: string, err: ProblemError): FastifyReply {
-  const op = operationOf(reply.request);
-  const body = problemBody(publicUrl, op, err, reply.request.id);
-  if (err.options.headers) reply.headers(err.options.headers);
-  if (err.def.status === 401 && err.def === ERRORS.invalidToken) reply.header('WWW-Authenticate', 'Bearer error="invalid_token"');
-  return reply.code(err.def.status).type('application/problem+json; charset=utf-8').send(body);
+/** Headers that come with a kind of error. */
+function problemHeaders(err: GatewayError): Record<string, string> {
+  const h: Record<string, string> = {};
+  if (err.retryAfterSeconds !== undefined) h['Retry-After'] = String(err.retryAfterSeconds);
+  if (err.def === ERRORS.invalidToken) h['WWW-Authenticate'] = 'Bearer error="invalid_token"';
+  if (err.def === ERRORS.adminUnauthorized) h['WWW-Authenticate'] = 'Bearer realm="karibche-admin"';
+  return h;
+}
+
+export function sendProblem(reply: FastifyReply, publicUrl: string, err: GatewayError): FastifyReply {
+  const body = problemBody(publicUrl, operationOf(reply.request), err, reply.request.id);
+  return reply.code(err.def.status).headers(problemHeaders(err)).type('application/problem+json; charset=utf-8').send(body);
 }

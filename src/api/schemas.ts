@@ -1,6 +1,7 @@
 // JSON schemas of the merchant API. They check shapes (types), feed the OpenAPI document, and tell
-// lenient binding the canonical property names; value rules live in payments/validation.ts.
-import { Type, type Static } from 'typebox';
+// lenient binding the canonical property names; the request types of the routes are derived from
+// them (TypeBox `Static` through the type provider). Value rules live in payments/rules/.
+import { Type } from 'typebox';
 
 /** Amounts arrive as JSON numbers or decimal strings ("10", "10.50"). */
 export const Decimal = Type.Union([Type.Number(), Type.String()], { description: 'Amount: a number or a decimal string, at most two decimals' });
@@ -71,7 +72,6 @@ export const CreatePaymentBody = Type.Object({
   saveCardToDate: Type.Optional(Type.String({ description: 'MMYY' })),
   description: Type.Optional(Type.String({ description: '≤ 30 characters' })),
 });
-export type CreatePaymentBodyT = Static<typeof CreatePaymentBody>;
 
 const Link = Type.Object({ uri: Type.String(), method: Type.String(), rel: Type.String() });
 const Messages = {
@@ -80,7 +80,6 @@ const Messages = {
   userMessage: Type.Union([Type.String(), Type.Null()]),
 };
 const NullableString = Type.Union([Type.String(), Type.Null()]);
-const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
 
 export const CreatePaymentResponse = Type.Object({
   payId: Type.String(),
@@ -100,7 +99,7 @@ export const PaymentResponse = Type.Object({
   status: Type.String(),
   currency: Type.String(),
   amount: Type.Number(),
-  confirmedAmount: NullableNumber,
+  confirmedAmount: Type.Number(),
   returnedAmount: Type.Number(),
   links: Type.Array(Link),
   transactionId: NullableString,
@@ -141,7 +140,7 @@ export const CompletionBody = Type.Object({ amount: Decimal });
 export const CompletionResponse = Type.Object({
   status: Type.String(),
   amount: Type.Number(),
-  confirmedAmount: Type.Union([Type.Number(), Type.Null()]),
+  confirmedAmount: Type.Number(),
   httpStatusCode: Type.Integer(),
   developerMessage: Type.Union([Type.String(), Type.Null()]),
   userMessage: Type.Union([Type.String(), Type.Null()]),

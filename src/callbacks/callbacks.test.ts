@@ -3,7 +3,7 @@ import net from 'node:net';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { BACKENDS } from '../testing/databases.ts';
-import { MerchantClient, accessToken, basicPayment, createPaid, startTestGateway, useGateway } from '../testing/harness.ts';
+import { MerchantClient, TEST_ACQUIRER_MODULE, accessToken, basicPayment, createPaid, startTestGateway, useGateway } from '../testing/harness.ts';
 import { Receiver } from '../testing/receiver.ts';
 import { DatabaseUnavailableError } from '../store/db.ts';
 import { attemptPayment } from '../payments/attempt.ts';
@@ -142,7 +142,7 @@ for (const backend of BACKENDS) {
     });
 
     it('uses the merchant default URL; with neither URL the event is undeliverable until one is set and redelivered', async () => {
-      const plain = await MerchantClient.create(ctx.t, { callbackUrlPrefixes: ['http://127.0.0.1'] });
+      const plain = await MerchantClient.create(ctx.t, { callbackUrlPrefixes: ['http://127.0.0.1:*'] });
       const id = (await plain.createPayment(basicPayment())).json().payId;
       await ctx.t.admin('POST', `/sandbox/v1/payments/${id}/simulate`, { card: '4111111111111111' });
       await drain();
@@ -346,10 +346,10 @@ describe('callback address guard', () => {
 
 describe('production mode', () => {
   it('refuses callback hosts on loopback or private addresses', async () => {
-    const t = await startTestGateway(BACKENDS[0]!, { KARIBCHE_MODE: 'production', KARIBCHE_CALLBACK_TIMEOUT_MS: '1000' });
+    const t = await startTestGateway(BACKENDS[0]!, { KARIBCHE_MODE: 'production', KARIBCHE_CALLBACK_TIMEOUT_MS: '1000', KARIBCHE_ACQUIRER_MODULE: TEST_ACQUIRER_MODULE });
     const rx = await new Receiver().start();
     try {
-      const m = await MerchantClient.create(t, { callbackUrlPrefixes: ['http://127.0.0.1', 'http://localhost'] });
+      const m = await MerchantClient.create(t, { callbackUrlPrefixes: ['http://127.0.0.1:*', 'http://localhost:*'] });
       const s = t.gw.services;
       for (const url of [rx.url, rx.url.replace('127.0.0.1', 'localhost')]) {
         const id = (await m.createPayment(basicPayment({ callbackUrl: url }))).json().payId;

@@ -7,7 +7,9 @@ import type { Config } from '../config.ts';
 import type { MerchantDirectory } from '../merchants/directory.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { Db } from '../store/db.ts';
-import { sendCallback, sendOptionsFor } from './send.ts';
+import { isRegisteredCallbackUrl } from './addresses.ts';
+import { callbackId } from './ids.ts';
+import { sendCallback, sendOptionsFor, type SendResult } from './send.ts';
 import { activeSecrets } from './signature.ts';
 import { AttemptRecorder } from './recorder.ts';
 import { CALLBACK_CHANNEL, claimDue, type Claimed } from './store.ts';
@@ -21,7 +23,6 @@ export interface DispatcherDeps {
   log: Logger;
 }
 
-export const callbackId = (eventId: number) => `evt_${eventId}`;
 
 /** First wait after a failed claim; doubled on each further failure, up to the poll interval. */
 const CLAIM_RETRY_MS = 100;
@@ -117,14 +118,18 @@ export class CallbackDispatcher {
     const { clock, config } = this.s;
     const merchant = await this.s.merchants.byId(c.client_id);
     const startedAt = clock.now();
-    const result = merchant
-      ? await sendCallback(
-          c.url,
-          c.pay_id,
-          { callbackId: callbackId(c.event_id), sequence: c.seq, secrets: activeSecrets(merchant, startedAt), timestamp: Math.floor(startedAt.getTime() / 1000) },
-          sendOptionsFor(config),
-        )
-      : { httpStatus: null, error: 'merchant not found', excerpt: null, durationMs: 0 };
+    const refused = (error: string): SendResult => ({ httpStatus: null, error, excerpt: null, durationMs: 0 });
+    const result = !merchant
+      ? refused('merchant not found')
+      : !isRegisteredCallbackUrl(c.url, merchant.callbackUrlPrefixes)
+        ? refused('the callback URL is no longer under a registered callback address of the merchant')
+        : await sendCallback(
+            c.url,
+            c.pay_id,
+            // The signature's timestamp is transport freshness: real time, even when the sandbox clock moved.
+            { callbackId: callbackId(c.event_id), sequence: c.seq, secrets: activeSecrets(merchant, startedAt), timestamp: Math.floor(Date.now() / 1000) },
+            sendOptionsFor(config),
+          );
     const delivered = result.httpStatus !== null && result.httpStatus >= 200 && result.httpStatus < 300;
     const status = await this.recorder.record({
       eventId: c.event_id, payId: c.pay_id, attempt: c.attempts, url: c.url, startedAt, durationMs: result.durationMs, httpStatus: result.httpStatus, error: result.error, excerpt: result.excerpt, delivered,

@@ -77,7 +77,7 @@ if (BACKENDS.includes('postgres')) {
       try {
         const base = `http://127.0.0.1:${port}`;
         const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
-        const { credentials: c } = await (await fetch(`${base}/admin/v1/merchants`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'K', callbackUrlPrefixes: ['http://127.0.0.1'] }) })).json();
+        const { credentials: c } = await (await fetch(`${base}/admin/v1/merchants`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'K', callbackUrlPrefixes: ['http://127.0.0.1:*'] }) })).json();
         const tok = (await (await fetch(`${base}/v1/gateway/access-token`, { method: 'POST', headers: { apikey: c.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ client_id: c.clientId, client_secret: c.clientSecret }) })).json()).access_token;
         const p = await (await fetch(`${base}/v1/gateway/payments`, { method: 'POST', headers: { apikey: c.apiKey, authorization: `Bearer ${tok}`, 'content-type': 'application/json' }, body: JSON.stringify(basicPayment({ callbackUrl: hold.url })) })).json();
         await fetch(`${base}/sandbox/v1/payments/${p.payId}/simulate`, { method: 'POST', headers: admin, body: JSON.stringify({ card: '4111111111111111' }) });

@@ -132,21 +132,27 @@ export async function selectDeliveries(q: Queryable, payId: string): Promise<{ d
   return { deliveries: deliveries.rows, attempts: attempts.rows };
 }
 
-/**
- * Sends the payment's latest final event again: due now, with a fresh retry window and the
- * target resolved again (the merchant may have fixed its URL). Null when there is none.
- */
-export async function scheduleRedelivery(q: Queryable, payId: string, now: Date): Promise<{ event_id: number; status: string } | null> {
-  const { rows } = await q.query<{ event_id: number; status: string }>(
-    `UPDATE callback_deliveries d SET
-       url = COALESCE(p.callback_url, m.default_callback_url),
-       status = CASE WHEN COALESCE(p.callback_url, m.default_callback_url) IS NULL THEN 'undeliverable' ELSE 'pending' END,
-       next_attempt_at = $2, created_at = $2, lease_until = NULL
-     FROM payments p JOIN merchants m ON m.client_id = p.client_id
-     WHERE p.pay_id = d.pay_id AND d.pay_id = $1 AND d.status <> 'delivering'
-       AND d.seq = (SELECT max(seq) FROM callback_deliveries WHERE pay_id = $1)
-     RETURNING d.event_id, d.status`,
-    [payId, now],
+/** The payment's latest callback, locked, unless it is being delivered right now. */
+export async function lockLatestDelivery(q: Queryable, payId: string): Promise<{ event_id: number } | null> {
+  const { rows } = await q.query<{ event_id: number }>(
+    `SELECT event_id FROM callback_deliveries
+     WHERE pay_id = $1 AND status <> 'delivering' AND seq = (SELECT max(seq) FROM callback_deliveries WHERE pay_id = $1)
+     FOR UPDATE`,
+    [payId],
   );
   return rows[0] ?? null;
+}
+
+/**
+ * Makes a delivery due again now, to `url` (or undeliverable without one), with a fresh retry
+ * window. Returns its new status.
+ */
+export async function rescheduleDelivery(q: Queryable, eventId: number, url: string | null, now: Date): Promise<string> {
+  const { rows } = await q.query<{ status: string }>(
+    `UPDATE callback_deliveries SET url = $2, status = CASE WHEN $2::text IS NULL THEN 'undeliverable' ELSE 'pending' END,
+       next_attempt_at = $3, created_at = $3, lease_until = NULL
+     WHERE event_id = $1 RETURNING status`,
+    [eventId, url, now],
+  );
+  return rows[0]!.status;
 }

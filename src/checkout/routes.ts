@@ -4,19 +4,18 @@
 import fs from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
-import { ERRORS } from '../api/errors.ts';
-import { ProblemError, problem } from '../api/problem.ts';
+import { ERRORS } from '../errors/catalogue.ts';
+import { GatewayError, gatewayError } from '../errors/gateway-error.ts';
 import type { Merchant } from '../merchants/merchant.ts';
-import { MethodNotOffered, NotPayable, answerChallenge, attemptPayment, type AttemptDetails } from '../payments/attempt.ts';
-import { checkCardInput } from '../payments/card.ts';
+import { answerChallenge, attemptPayment } from '../payments/attempt.ts';
+import { checkChoice, type CustomerChoice } from '../payments/customer-choice.ts';
 import { isWellFormedId } from '../payments/ids.ts';
 import type { PaymentRow } from '../payments/row.ts';
 import { selectPaymentById } from '../payments/store.ts';
-import { isFinal, STATUS, type Status } from '../payments/statuses.ts';
+import { isFinal, STATUS } from '../payments/state-machine.ts';
 import { yearMonthIn } from '../payments/text.ts';
 import type { Services } from '../services.ts';
 import { isUnavailable } from '../store/db.ts';
-import { bankLogin } from './bank-login.ts';
 import { CSRF_COOKIE, csrfToken, csrfValid, newCsrfCookie, qrToken } from './csrf.ts';
 import { trusted } from './html.ts';
 import { texts, type Texts } from './i18n.ts';
@@ -46,7 +45,7 @@ export function sendCheckoutError(error: Error, request: FastifyRequest, reply: 
   const e =
     error instanceof CheckoutError
       ? error
-      : error instanceof ProblemError
+      : error instanceof GatewayError
         ? new CheckoutError(error.def.status, error.def.status === 429 ? 'tooMany' : error.def.status === 404 ? 'notFound' : 'error')
         : clientStatus && clientStatus >= 400 && clientStatus < 500
           ? new CheckoutError(clientStatus, 'error')
@@ -140,7 +139,7 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
 
   /** Where the customer goes after an action: the merchant (skipInfoMessage) or the page again. */
   function after(reply: FastifyReply, payment: PaymentRow, lang: string | undefined, method?: number) {
-    if (isFinal(payment.status as Status) && payment.skip_info_message && payment.return_url) return reply.redirect(payment.return_url, 303);
+    if (isFinal(payment.status) && payment.skip_info_message && payment.return_url) return reply.redirect(payment.return_url, 303);
     return reply.redirect(pageUrl(payment.pay_id, lang, payment.status === STATUS.created ? method : undefined), 303);
   }
 
@@ -179,9 +178,9 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
   app.get('/checkout/:payId/status', { schema: { hide: true }, config }, async (request, reply) => {
     const { payId } = request.params as { payId: string };
     const payment = isWellFormedId(payId) ? await selectPaymentById(s.db, payId) : null;
-    if (!payment) throw problem(ERRORS.paymentNotFound);
+    if (!payment) throw gatewayError(ERRORS.paymentNotFound);
     reply.header('Cache-Control', 'no-store');
-    return { status: payment.status, final: isFinal(payment.status as Status), challenge: payment.challenge_id !== null };
+    return { status: payment.status, final: isFinal(payment.status), challenge: payment.challenge_id !== null };
   });
 
   app.post('/checkout/:payId/pay', { schema: { hide: true }, config: postConfig, errorHandler }, async (request, reply) => {
@@ -191,35 +190,26 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
     const { payment, merchant } = await load(payId);
     checkCsrf(request, payId, form);
     const method = Number(form.method);
-    let details: AttemptDetails;
-    if (method === 5) {
-      const checked = checkCardInput(
-        { number: form.number, expiry: form.expiry, securityCode: form.securityCode, holder: form.holder },
-        yearMonthIn(s.clock.now(), s.config.timeZone),
-      );
-      if (!checked.ok) {
-        if (payment.status !== STATUS.created) return after(reply, payment, lang);
-        return render(request, reply.code(400), payment, merchant, lang, 5, { cardProblems: checked.problems, holder: form.holder });
-      }
-      details = { method: 5, card: checked.card };
-    } else if (method === 7) {
-      const user = bankLogin(form.username ?? '', form.password ?? '');
-      if (!user) {
-        if (payment.status !== STATUS.created) return after(reply, payment, lang);
-        return render(request, reply.code(400), payment, merchant, lang, 7, { loginFailed: true });
-      }
-      details = { method: 7, outcome: user.outcome, declineCode: user.declineCode };
-    } else if ([8, 9, 14].includes(method)) {
-      details = { method: method as 8 | 9 | 14, outcome: form.outcome === 'approve' ? 'approve' : 'decline' };
-    } else {
-      return after(reply, payment, lang);
+    const choice: CustomerChoice =
+      method === 5
+        ? { method: 5, card: { number: form.number, expiry: form.expiry, securityCode: form.securityCode, holder: form.holder } }
+        : method === 7
+          ? { method: 7, login: { username: form.username ?? '', password: form.password ?? '' } }
+          : { method, outcome: form.outcome === 'approve' ? 'approve' : 'decline' };
+    const checked = method === 4 ? { ok: false as const, unknownMethod: true as const } : checkChoice(choice, yearMonthIn(s.clock.now(), s.config.timeZone));
+    if (!checked.ok) {
+      // A mistake in the form is shown on the page again (no attempt is used); a form for a payment
+      // that is no longer waiting, or for no method, just shows the payment as it is.
+      if (payment.status !== STATUS.created || 'unknownMethod' in checked) return after(reply, payment, lang);
+      if ('cardProblems' in checked) return render(request, reply.code(400), payment, merchant, lang, 5, { cardProblems: checked.cardProblems, holder: form.holder });
+      return render(request, reply.code(400), payment, merchant, lang, 7, { loginFailed: true });
     }
     try {
-      const row = await attemptPayment(s, payId, details);
+      const row = await attemptPayment(s, payId, checked.details);
       if (row.status === STATUS.processing && row.challenge_id) return reply.redirect(`/checkout/${payId}/3ds${lang ? `?lang=${lang.toLowerCase()}` : ''}`, 303);
       return after(reply, row, lang, method);
     } catch (err) {
-      if (err instanceof NotPayable || err instanceof MethodNotOffered) return after(reply, payment, lang);
+      if (err instanceof GatewayError && (err.def === ERRORS.notPayable || err.def === ERRORS.methodNotOffered)) return after(reply, payment, lang);
       throw err;
     }
   });
@@ -261,7 +251,7 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
     try {
       row = await attemptPayment(s, payment.pay_id, { method: 4, outcome: form.outcome === 'approve' ? 'approve' : 'decline' });
     } catch (err) {
-      if (!(err instanceof NotPayable)) throw err;
+      if (!(err instanceof GatewayError && err.def === ERRORS.notPayable)) throw err;
     }
     csp(reply, row);
     return reply.send(bankAppPage(context(request, reply, row, merchant, langOf(form.lang)), request.url, true));

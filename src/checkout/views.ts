@@ -4,7 +4,7 @@ import type { Merchant } from '../merchants/merchant.ts';
 import { ceilDiv, formatMinor } from '../payments/money.ts';
 import type { PaymentRow } from '../payments/row.ts';
 import type { CardField, CardProblem } from '../payments/card.ts';
-import { BANK_USERS } from './bank-login.ts';
+import { BANK_USERS } from '../acquirer/bank-users.ts';
 import { html, type Html } from './html.ts';
 import { resultText, type Texts } from './i18n.ts';
 

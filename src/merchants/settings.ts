@@ -1,9 +1,10 @@
 // Rules for the settings the operator sets on a merchant (pure).
-import { ERRORS } from '../api/errors.ts';
-import type { FieldError } from '../api/problem.ts';
+import { addressProblem, callbackUrlProblem, isRegisteredCallbackUrl } from '../callbacks/addresses.ts';
+import { ERRORS } from '../errors/catalogue.ts';
+import type { FieldError } from '../errors/gateway-error.ts';
 import { CHECKOUT_METHODS, CURRENCIES } from '../payments/methods.ts';
 import { parseAmount } from '../payments/money.ts';
-import { charLength, isHttpUrl } from '../payments/text.ts';
+import { charLength } from '../payments/text.ts';
 import type { MerchantSettings } from './merchant.ts';
 
 export const SETTINGS_LIMITS = { nameMaxLength: 100, prefixesMax: 20, urlMaxLength: 2048 } as const;
@@ -26,8 +27,11 @@ export interface SettingsInput {
 
 export type SettingsCheck = { ok: true; settings: Partial<MerchantSettings> } | { ok: false; errors: FieldError[] };
 
-/** Checks a full or partial set of settings; null clears a nullable setting. */
-export function checkSettings(input: SettingsInput): SettingsCheck {
+/**
+ * Checks a full or partial set of settings against the merchant's `current` ones (a new merchant's
+ * are the defaults); null clears a nullable setting.
+ */
+export function checkSettings(input: SettingsInput, current: Pick<MerchantSettings, 'defaultCallbackUrl' | 'callbackUrlPrefixes'>): SettingsCheck {
   const errors: FieldError[] = [];
   const fail = (field: string, reason: string) => errors.push({ field, reason, rule: ERRORS.invalidRequest });
   const out: Partial<MerchantSettings> = {};
@@ -58,17 +62,27 @@ export function checkSettings(input: SettingsInput): SettingsCheck {
   if (input.splitEnrolled !== undefined) out.splitEnrolled = input.splitEnrolled;
   if (input.saveCardEnabled !== undefined) out.saveCardEnabled = input.saveCardEnabled;
   if (input.testMode !== undefined) out.testMode = input.testMode;
-  if (input.defaultCallbackUrl !== undefined && input.defaultCallbackUrl !== null) {
-    if (!isHttpUrl(input.defaultCallbackUrl) || input.defaultCallbackUrl.length > SETTINGS_LIMITS.urlMaxLength) fail('defaultCallbackUrl', 'must be an absolute http(s) URL');
-    else out.defaultCallbackUrl = input.defaultCallbackUrl;
-  } else if (input.defaultCallbackUrl === null) out.defaultCallbackUrl = null;
   if (input.callbackUrlPrefixes !== undefined) {
     const list = [...new Set(input.callbackUrlPrefixes)];
     if (list.length > SETTINGS_LIMITS.prefixesMax) fail('callbackUrlPrefixes', `must have at most ${SETTINGS_LIMITS.prefixesMax} entries`);
     list.forEach((p, i) => {
-      if (!isHttpUrl(p) || p.length > SETTINGS_LIMITS.urlMaxLength) fail(`callbackUrlPrefixes[${i}]`, 'must be an absolute http(s) URL (prefix)');
+      const problem = p.length > SETTINGS_LIMITS.urlMaxLength ? 'is too long' : addressProblem(p);
+      if (problem) fail(`callbackUrlPrefixes[${i}]`, problem);
     });
     out.callbackUrlPrefixes = list;
+  }
+  if (input.defaultCallbackUrl !== undefined && input.defaultCallbackUrl !== null) {
+    const problem = input.defaultCallbackUrl.length > SETTINGS_LIMITS.urlMaxLength ? 'is too long' : callbackUrlProblem(input.defaultCallbackUrl);
+    if (problem) fail('defaultCallbackUrl', problem);
+    else out.defaultCallbackUrl = input.defaultCallbackUrl;
+  } else if (input.defaultCallbackUrl === null) out.defaultCallbackUrl = null;
+  // The default callback URL obeys the same rule as a payment's callbackUrl: it must be under one of
+  // the registered callback addresses (as they are after this change).
+  const defaultUrl = out.defaultCallbackUrl !== undefined ? out.defaultCallbackUrl : current.defaultCallbackUrl;
+  const addresses = out.callbackUrlPrefixes ?? current.callbackUrlPrefixes;
+  if (defaultUrl && !errors.some((e) => e.field.startsWith('callbackUrlPrefixes') || e.field === 'defaultCallbackUrl') && !isRegisteredCallbackUrl(defaultUrl, addresses)) {
+    const field = input.defaultCallbackUrl !== undefined ? 'defaultCallbackUrl' : 'callbackUrlPrefixes';
+    errors.push({ field, reason: 'the default callback URL must be under one of the registered callback addresses (callbackUrlPrefixes)', rule: ERRORS.callbackUrlNotRegistered });
   }
   if (input.testAmountLimit !== undefined) {
     const p = parseAmount(input.testAmountLimit);

@@ -1,7 +1,7 @@
 // API reference served by the gateway itself: /openapi.json (generated from the route schemas),
 // /docs (a readable page rendered from it, no external assets) and /docs/errors (the catalogue).
 import type { FastifyInstance } from 'fastify';
-import { catalogue, type Operation } from '../api/errors.ts';
+import { catalogue, type Operation } from '../errors/catalogue.ts';
 
 const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { catalogue } from '../api/errors.ts';
+import { catalogue } from '../errors/catalogue.ts';
 import { apiSecurityHeaders } from '../api/security-headers.ts';
 import { Clock } from '../clock.ts';
 import { loadConfig } from '../config.ts';

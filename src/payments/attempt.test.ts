@@ -5,7 +5,7 @@ import { BACKENDS } from '../testing/databases.ts';
 import { noCardDataIn } from '../testing/card-data.ts';
 import { basicPayment, useGateway } from '../testing/harness.ts';
 import { reconcile } from './reconciler.ts';
-import { updatePayment } from './store.ts';
+import { beginAttempt } from './attempt.ts';
 
 for (const backend of BACKENDS) {
   describe(`paying: transitions, attempts, reconciler, saved cards [${backend}]`, () => {
@@ -133,7 +133,7 @@ for (const backend of BACKENDS) {
       const id = await create();
       const s = ctx.t.gw.services;
       // What a gateway that died right after committing Processing leaves behind.
-      await s.db.tx((q) => updatePayment(q, id, 'Created', 'Processing', { attempts: 1, payment_method: 5 }, s.clock.now()));
+      await beginAttempt(s.db, id, 5, s.clock.now());
       await s.sharedClock.advance(61);
       await reconcile(s);
       const p = await get(id);

@@ -1,121 +1,92 @@
-// A customer's attempt to pay (SPEC 6), the one code path behind the checkout page and the sandbox
-// simulate endpoint. Processing is committed before the acquirer is called, so a crash mid-call
-// leaves a visible state that the reconciler settles; the answer is applied in a second locked
-// transaction that also writes the event.
-import { AcquirerTimeout, type AcquirerResult, type CardDetails } from '../acquirer/acquirer.ts';
-import type { Services } from '../services.ts';
+// A customer's attempt to pay (SPEC 6) — the one code path behind the checkout page, the sandbox
+// simulate endpoint and saved-card execution. Processing is committed before the acquirer is
+// called, so a crash mid-call leaves a visible state the reconciler settles; the answer is applied
+// by one status change that locks the row again (and only while the attempt is still the current one).
+import { AcquirerNoAnswer, type AcquirerResult, type CardDetails } from '../acquirer/acquirer.ts';
+import { ERRORS } from '../errors/catalogue.ts';
+import { gatewayError } from '../errors/gateway-error.ts';
+import type { Queryable } from '../store/db.ts';
+import { approval, keepCard, savesCardOnApproval } from './approval.ts';
+import type { PaymentDeps } from './deps.ts';
+import { METHOD, methodName, savesCard } from './methods.ts';
 import type { PaymentRow } from './row.ts';
-import { insertSavedCard } from './saved-cards.ts';
-import { lockPayment, selectPaymentById, startAttempt, transition, updatePayment, type PaymentPatch } from './store.ts';
-import { STATUS, type Status } from './statuses.ts';
+import { STATUS } from './state-machine.ts';
+import { lockPayment, moveOne, plus, recordChallenge, selectPaymentById } from './store.ts';
 
 export type AttemptDetails =
   | { method: 5; card: CardDetails }
   | { method: 11; cardToken: string }
   | { method: 4 | 7 | 8 | 9 | 14; outcome: 'approve' | 'decline'; declineCode?: string };
 
-export class NotPayable extends Error {
-  constructor(readonly payment: PaymentRow) {
-    super(`payment is ${payment.status}`);
-  }
-}
-export class MethodNotOffered extends Error {}
-export class UnknownPayment extends Error {}
+type Deps = Pick<PaymentDeps, 'db' | 'clock' | 'acquirer' | 'config' | 'log'>;
 
-type Deps = Pick<Services, 'db' | 'clock' | 'acquirer' | 'config' | 'log'>;
-
-const referenceOf = (payId: string, attempt: number) => `${payId}.${attempt}`;
-
-/** Created → Processing for a new attempt, or NotPayable (expiring it on the way if it is due). */
-async function begin(s: Deps, payId: string, method: number): Promise<PaymentRow> {
-  // The usual case in one self-locking statement; anything else is sorted out below.
-  const started = await startAttempt(s.db, payId, method, s.clock.now());
-  if (started) return started;
-  return s.db.tx(async (q) => {
-    const row = await lockPayment(q, payId);
-    if (!row) throw new UnknownPayment(`no payment ${payId}`);
-    const now = s.clock.now();
-    if (row.status === STATUS.created && row.expires_at.getTime() <= now.getTime()) {
-      await transition(q, payId, STATUS.created, STATUS.expired, now);
-      throw new NotPayable((await lockPayment(q, payId))!);
-    }
-    if (row.status !== STATUS.created) throw new NotPayable(row);
-    if (!row.methods.includes(method)) throw new MethodNotOffered(`method ${method} is not offered for this payment`);
-    return (await updatePayment(q, payId, STATUS.created, STATUS.processing, { attempts: row.attempts + 1, payment_method: method, challenge_id: null }, now))!;
-  });
-}
+/** The acquirer's reference of an attempt: unique per payment and attempt, asked again by status(). */
+export const attemptReference = (payId: string, attempt: number) => `${payId}.${attempt}`;
 
 /**
- * Applies the acquirer's answer to an attempt still Processing (a stale answer for an attempt that
- * was settled meanwhile changes nothing). Returns the payment as it is afterwards.
+ * Created → Processing for a new attempt with `method`, in one self-locking statement, when the
+ * payment is open, unexpired and offers the method. Otherwise says why (expiring it on the way when
+ * its time is up): payment not found, not payable now, or method not offered.
  */
-export async function settle(s: Deps, payId: string, attempt: number, result: AcquirerResult, known?: PaymentRow): Promise<PaymentRow> {
-  // With the attempt's row in hand (its method, preAuth and saveCard cannot change while it is
-  // Processing) the answer is one self-locking statement, unless a card must be saved with it.
-  if (known && result.outcome !== 'pending' && !(result.outcome === 'approved' && known.save_card)) {
-    const now = s.clock.now();
-    const { to, patch } = answerPatch(s, known, result, now);
-    const updated = await updatePayment(s.db, payId, STATUS.processing, to, patch, now, { lock: true, attempts: attempt });
-    if (updated) return updated;
-    return (await selectPaymentById(s.db, payId))!; // settled meanwhile: a stale answer changes nothing
+export async function beginAttempt(q: Queryable, payId: string, method: number, now: Date): Promise<PaymentRow> {
+  const started = await moveOne(q, { payId, from: STATUS.created, openAt: now, offers: method }, STATUS.processing, { attempts: plus(1), payment_method: method, challenge_id: null }, now);
+  if (started) return started;
+  const row = await lockPayment(q, payId);
+  if (!row) throw gatewayError(ERRORS.paymentNotFound);
+  if (row.status === STATUS.created && row.expires_at.getTime() <= now.getTime()) {
+    await moveOne(q, { payId, from: STATUS.created, expiredAt: now }, STATUS.expired, {}, now);
+    throw gatewayError(ERRORS.notPayable, { detail: 'The payment has expired' });
   }
-  return s.db.tx(async (q) => {
-    const row = (await lockPayment(q, payId))!;
-    if (row.status !== STATUS.processing || row.attempts !== attempt) return row;
-    const now = s.clock.now();
-    if (result.outcome === 'pending') return row;
-    const { to, patch } = answerPatch(s, row, result, now);
-    const updated = (await updatePayment(q, payId, STATUS.processing, to, patch, now))!;
-    if (result.outcome === 'approved' && row.save_card && result.cardToken && result.cardMask && result.cardExpiry) {
-      await insertSavedCard(q, updated, { token: result.cardToken, mask: result.cardMask, expiry: result.cardExpiry }, now);
-    }
-    return updated;
-  });
+  if (row.status !== STATUS.created) throw gatewayError(ERRORS.notPayable, { detail: `The payment is ${row.status}` });
+  throw gatewayError(ERRORS.methodNotOffered, { detail: `${methodName(method)} (${method}) is not offered for this payment` });
 }
 
-/** The status and columns an acquirer's answer gives the attempt's payment. */
-function answerPatch(s: Deps, row: PaymentRow, result: Exclude<AcquirerResult, { outcome: 'pending' }>, now: Date): { to: Status; patch: PaymentPatch } {
-  switch (result.outcome) {
-    case 'challenge':
-      return { to: STATUS.processing, patch: { challenge_id: result.challengeId } };
-    case 'declined': {
-      // A saved-card charge has no customer to retry: its one decline is final.
-      const limit = row.payment_method === 11 ? 1 : s.config.maxAttempts;
-      return { to: row.attempts >= limit ? STATUS.failed : STATUS.created, patch: { result_code: result.resultCode, challenge_id: null } };
-    }
-    case 'approved':
-      return {
-        to: row.pre_auth ? STATUS.waitingConfirm : STATUS.succeeded,
-        patch: {
-          transaction_id: result.transactionId,
-          rrn: result.rrn,
-          result_code: 'approved',
-          card_mask: result.cardMask ?? null,
-          card_expiry: result.cardExpiry ?? null,
-          challenge_id: null,
-          pre_auth_expires_at: row.pre_auth ? new Date(now.getTime() + result.blockDays * 86_400_000) : null,
-          paid_at: now,
-        },
-      };
-  }
-}
-
-async function ask(s: Deps, call: () => Promise<AcquirerResult>): Promise<AcquirerResult> {
+/** Asks the acquirer; no answer (its timeout, a lost connection) is `pending`, for the reconciler. */
+async function ask(s: Deps, payId: string, call: () => Promise<AcquirerResult>): Promise<AcquirerResult> {
   try {
     return await call();
   } catch (err) {
-    // No answer (timeout, connection lost): the attempt stays Processing for the reconciler.
-    if (!(err instanceof AcquirerTimeout)) s.log.warn({ err }, 'acquirer call failed');
+    if (!(err instanceof AcquirerNoAnswer)) throw err; // a bug in a connector is an error, not a lost answer
+    s.log.warn({ err, payId }, 'acquirer did not answer; the reconciler will ask again');
     return { outcome: 'pending' };
   }
 }
 
-/** The customer pays with one method; returns the payment after the acquirer's answer. */
-export async function attemptPayment(s: Deps, payId: string, details: AttemptDetails): Promise<PaymentRow> {
-  const row = await begin(s, payId, details.method);
-  const result = await ask(s, () =>
+/**
+ * Applies the acquirer's answer to an attempt still Processing on that attempt number; a stale
+ * answer for an attempt settled meanwhile changes nothing. Returns the payment as it is afterwards.
+ */
+export async function settle(s: Deps, payId: string, attempt: number, result: AcquirerResult, known?: PaymentRow): Promise<PaymentRow> {
+  const now = s.clock.now();
+  const current = { payId, from: STATUS.processing, attempts: attempt } as const;
+  let changed: PaymentRow | null = null;
+  if (result.outcome === 'challenge') {
+    changed = await recordChallenge(s.db, payId, attempt, result.challengeId, now);
+  } else if (result.outcome === 'declined') {
+    const row = known ?? (await selectPaymentById(s.db, payId));
+    // A saved-card charge has no customer to try again: its one decline is final.
+    const limit = row?.payment_method === METHOD.savedCard ? 1 : s.config.maxAttempts;
+    changed = await moveOne(s.db, current, attempt >= limit ? STATUS.failed : STATUS.created, { result_code: result.resultCode, challenge_id: null }, now);
+  } else if (result.outcome === 'approved') {
+    const row = known ?? (await selectPaymentById(s.db, payId));
+    if (row) {
+      const { to, patch } = approval(row, result, now);
+      changed = savesCardOnApproval(row)
+        ? await s.db.tx(async (q) => {
+            const approved = await moveOne(q, current, to, patch, now);
+            if (approved) await keepCard(q, approved, result, now, s.log);
+            return approved;
+          })
+        : await moveOne(s.db, current, to, patch, now);
+    }
+  }
+  return changed ?? (await selectPaymentById(s.db, payId))!;
+}
+
+function authorise(s: Deps, row: PaymentRow, details: AttemptDetails): Promise<AcquirerResult> {
+  return ask(s, row.pay_id, () =>
     s.acquirer.authorise({
-      reference: referenceOf(payId, row.attempts),
+      reference: attemptReference(row.pay_id, row.attempts),
       amount: row.amount,
       currency: row.currency,
       method: details.method,
@@ -125,21 +96,32 @@ export async function attemptPayment(s: Deps, payId: string, details: AttemptDet
       walletOutcome: 'outcome' in details ? details.outcome : undefined,
       declineCode: 'outcome' in details ? details.declineCode : undefined,
       split: row.split_iban ? { iban: row.split_iban, amount: row.split_amount ?? 0 } : null,
-      tokenise: row.save_card && details.method === 5,
+      tokenise: row.save_card && savesCard(details.method),
     }),
   );
-  return settle(s, payId, row.attempts, result, row);
+}
+
+/** Runs an attempt begun by beginAttempt: the acquirer's answer, applied. */
+export async function continueAttempt(s: Deps, started: PaymentRow, details: AttemptDetails): Promise<PaymentRow> {
+  return settle(s, started.pay_id, started.attempts, await authorise(s, started, details), started);
+}
+
+/** The customer pays with one method; returns the payment after the acquirer's answer. */
+export async function attemptPayment(s: Deps, payId: string, details: AttemptDetails): Promise<PaymentRow> {
+  const started = await beginAttempt(s.db, payId, details.method, s.clock.now());
+  return continueAttempt(s, started, details);
 }
 
 /** The cardholder answers the 3-D Secure challenge of the current attempt. */
 export async function answerChallenge(s: Deps, row: PaymentRow, code: string): Promise<PaymentRow> {
-  if (row.status !== STATUS.processing || !row.challenge_id) throw new NotPayable(row);
-  const result = await ask(s, () => s.acquirer.completeChallenge(row.challenge_id!, code));
+  if (row.status !== STATUS.processing || !row.challenge_id) throw gatewayError(ERRORS.notPayable, { detail: `The payment is ${row.status} and waits for no 3-D Secure code` });
+  const challengeId = row.challenge_id;
+  const result = await ask(s, row.pay_id, () => s.acquirer.completeChallenge(challengeId, code));
   return settle(s, row.pay_id, row.attempts, result, row);
 }
 
 /** Asks the acquirer what became of an attempt and applies it (the reconciler's step). */
-export async function reconcileOne(s: Deps, payId: string, attempt: number): Promise<PaymentRow> {
-  const result = await ask(s, () => s.acquirer.status(referenceOf(payId, attempt)));
+export async function reconcileAttempt(s: Deps, payId: string, attempt: number): Promise<PaymentRow> {
+  const result = await ask(s, payId, () => s.acquirer.status(attemptReference(payId, attempt)));
   return settle(s, payId, attempt, result);
 }

@@ -1,27 +1,28 @@
-// Created → Expired once expirationMinutes have passed (SPEC 6). The sweeper runs in every process;
-// SKIP LOCKED lets several of them share the work without expiring a payment twice.
+// Time running out (SPEC 6): a Created payment past expirationMinutes becomes Expired, a
+// pre-authorisation past its block window goes back to the customer (Returned). The sweeper runs in
+// every process; SKIP LOCKED lets several share the work without moving a payment twice, and
+// get-payment expires a due payment on the spot, so what a merchant reads is always true.
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
-import type { Db, Queryable } from '../store/db.ts';
-import { expireDue, lockPayment, releaseExpiredBlocks, transition } from './store.ts';
-import { STATUS } from './statuses.ts';
+import type { Queryable } from '../store/db.ts';
+import { STATUS } from './state-machine.ts';
+import { columnValue, moveOne, moveStatus } from './store.ts';
 
 const BATCH = 500;
 
 /** Expires one payment if it is still Created and due; true when it did. */
-export async function expireOne(db: Db, payId: string, now: Date): Promise<boolean> {
-  return db.tx(async (q: Queryable) => {
-    const row = await lockPayment(q, payId);
-    if (!row || row.status !== STATUS.created || row.expires_at.getTime() > now.getTime()) return false;
-    return (await transition(q, payId, STATUS.created, STATUS.expired, now)) !== null;
-  });
+export async function expireOne(q: Queryable, payId: string, now: Date): Promise<boolean> {
+  return (await moveOne(q, { payId, from: STATUS.created, expiredAt: now }, STATUS.expired, {}, now)) !== null;
 }
+
+/** Everything authorised goes back: the block is released in full. */
+const RELEASE_ALL = { returned_amount: columnValue('amount'), split_returned_amount: columnValue('split_amount') } as const;
 
 export class ExpirySweeper {
   private last: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly db: Db,
+    private readonly db: Queryable,
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly onExpired: (count: number) => void = () => {},
@@ -40,13 +41,12 @@ export class ExpirySweeper {
   private async run(): Promise<number> {
     let total = 0;
     for (;;) {
-      const expired = await expireDue(this.db, this.clock.now(), BATCH);
+      const expired = await moveStatus(this.db, { due: 'expires_at', from: STATUS.created, limit: BATCH }, STATUS.expired, {}, this.clock.now());
       total += expired.length;
       if (expired.length < BATCH) break;
     }
-    // Pre-authorisations past their block window go back to the customer (SPEC 6).
     for (;;) {
-      const released = await releaseExpiredBlocks(this.db, this.clock.now(), BATCH);
+      const released = await moveStatus(this.db, { due: 'pre_auth_expires_at', from: STATUS.waitingConfirm, limit: BATCH }, STATUS.returned, RELEASE_ALL, this.clock.now());
       if (released.length) this.log.info({ released: released.length }, 'released expired pre-authorisation blocks');
       if (released.length < BATCH) break;
     }

@@ -1,4 +1,6 @@
-// Payment method codes (SPEC 3) and which of them a given request may offer.
+// Payment methods (SPEC 3) and what each one can do, as one table. Every rule about which method a
+// payment may offer (explicit `methods`, the default set, the checkout page, saved cards) is read
+// from these traits, so a method's abilities are stated once.
 
 export const METHOD = {
   webQr: 4,
@@ -12,21 +14,45 @@ export const METHOD = {
 
 export type MethodCode = (typeof METHOD)[keyof typeof METHOD];
 
-/** Methods a customer can choose on the checkout page (11 only appears in responses). */
-export const CHECKOUT_METHODS: readonly number[] = [4, 5, 7, 8, 9, 14];
-
-export const METHOD_NAMES: Record<number, string> = {
-  4: 'Web QR',
-  5: 'Card',
-  7: 'Internet bank login',
-  8: 'Installment',
-  9: 'Apple Pay',
-  11: 'Saved card',
-  14: 'Google Pay',
-};
-
 export const CURRENCIES = ['GEL', 'USD', 'EUR'] as const;
 export type Currency = (typeof CURRENCIES)[number];
+
+export interface MethodTraits {
+  name: string;
+  /** A customer can choose it on the checkout page (11 only appears in responses). */
+  checkout: boolean;
+  /** Currencies it works in; null: every currency. */
+  currencies: readonly Currency[] | null;
+  /** It can pre-authorise (block) instead of purchase. */
+  preAuth: boolean;
+  /** It can carry a split allocation. */
+  split: boolean;
+  /** An approval yields a card the acquirer can tokenise for later charges (saveCard). */
+  savesCard: boolean;
+}
+
+export const METHODS: Readonly<Record<MethodCode, MethodTraits>> = {
+  4: { name: 'Web QR', checkout: true, currencies: null, preAuth: true, split: true, savesCard: false },
+  5: { name: 'Card', checkout: true, currencies: null, preAuth: true, split: true, savesCard: true },
+  7: { name: 'Internet bank login', checkout: true, currencies: null, preAuth: true, split: true, savesCard: false },
+  8: { name: 'Installment', checkout: true, currencies: ['GEL'], preAuth: true, split: false, savesCard: false },
+  9: { name: 'Apple Pay', checkout: true, currencies: null, preAuth: true, split: true, savesCard: false },
+  11: { name: 'Saved card', checkout: false, currencies: null, preAuth: true, split: true, savesCard: false },
+  // Google Pay: purchase only (Visa/Mastercard with 3-D Secure); its card can be saved.
+  14: { name: 'Google Pay', checkout: true, currencies: null, preAuth: false, split: true, savesCard: true },
+};
+
+const isMethodCode = (code: number): code is MethodCode => Object.hasOwn(METHODS, code);
+
+/** Methods a customer can choose on the checkout page, in code order. */
+export const CHECKOUT_METHODS: readonly number[] = (Object.keys(METHODS).map(Number) as MethodCode[]).filter((m) => METHODS[m].checkout);
+
+export const methodName = (code: number): string => (isMethodCode(code) ? METHODS[code].name : `method ${code}`);
+
+export const isCheckoutMethod = (code: number): boolean => isMethodCode(code) && METHODS[code].checkout;
+
+/** An approval with this method can save the customer's card. */
+export const savesCard = (code: number): boolean => isMethodCode(code) && METHODS[code].savesCard;
 
 export interface RequestShape {
   currency: string;
@@ -36,18 +62,17 @@ export interface RequestShape {
 }
 
 /**
- * Why a method cannot be offered for this request, or null when it can. One table of the
- * request-level rules, used both to reject explicit requests and to filter the default set.
+ * Why a method cannot be offered for this request, or null when it can. Used both to reject
+ * explicit requests and to filter the default set.
  */
 export function methodRefusal(code: number, req: RequestShape): string | null {
-  if (code === METHOD.installment) {
-    if (req.currency !== 'GEL') return 'installment (8) is available in GEL only';
-    if (req.split) return 'installment (8) is not available for split payments';
-  }
-  if (code === METHOD.googlePay && req.preAuth) return 'Google Pay (14) is purchase only and cannot be used with preAuth';
-  if (req.saveCard && (code === METHOD.webQr || code === METHOD.installment || code === METHOD.applePay)) {
-    return `${METHOD_NAMES[code]} (${code}) cannot be used with saveCard`;
-  }
+  if (!isMethodCode(code) || !METHODS[code].checkout) return 'is not a method a customer can pay with at the checkout';
+  const m = METHODS[code];
+  const label = `${m.name} (${code})`;
+  if (m.currencies && !(m.currencies as readonly string[]).includes(req.currency)) return `${label} is available in ${m.currencies.join(', ')} only`;
+  if (req.split && !m.split) return `${label} is not available for split payments`;
+  if (req.preAuth && !m.preAuth) return `${label} is purchase only and cannot be used with preAuth`;
+  if (req.saveCard && !m.savesCard) return `${label} cannot be used with saveCard: it yields no card that can be saved`;
   return null;
 }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BACKENDS } from '../testing/databases.ts';
 import { EVERYTHING, MerchantClient, SPLIT_IBAN, accessToken, basicPayment, createPaid, useGateway } from '../testing/harness.ts';
-import type { Acquirer } from '../acquirer/acquirer.ts';
+import { AcquirerNoAnswer, type Acquirer } from '../acquirer/acquirer.ts';
 import type { Queryable } from '../store/db.ts';
 
 for (const backend of BACKENDS) {
@@ -113,7 +113,7 @@ for (const backend of BACKENDS) {
       assert.match(partial.detail, /complete it with the smaller amount/);
       const v = await cancel(id);
       assert.deepEqual([v.json().status, v.json().returnedAmount], ['Returned', 10]);
-      assert.equal((await get(id)).confirmedAmount, null);
+      assert.equal((await get(id)).confirmedAmount, 0); // nothing was ever captured
     });
 
     it('completes with less: Succeeded, confirmedAmount, the rest released; refunds then count the confirmed amount', async () => {
@@ -255,7 +255,7 @@ for (const backend of BACKENDS) {
         let p = await get(id);
         assert.deepEqual([p.status, p.returnedAmount], ['Succeeded', 0]);
         acq.refund = async () => {
-          throw new Error('connection reset');
+          throw new AcquirerNoAnswer('connection reset');
         };
         const lost = await cancel(id, { amount: 4 });
         assert.equal(lost.statusCode, 503);
@@ -271,12 +271,34 @@ for (const backend of BACKENDS) {
       assert.deepEqual([p.status, p.returnedAmount], ['PartialReturned', 4]);
     });
 
+    it('treats a bug in the acquirer connector as an error, not as a lost answer, and settles the operation once it is fixed', async () => {
+      const id = await paid();
+      await withRefund(
+        async () => {
+          throw new TypeError("Cannot read properties of undefined (reading 'rrn')");
+        },
+        async () => {
+          const res = await cancel(id, { amount: 4 });
+          assert.equal(res.statusCode, 500, res.body);
+          assert.equal(res.json().systemCode, 'cancel-payment.500.001');
+          // The reconciler meets the same bug: it logs it and leaves the payment for the next round.
+          await s().sharedClock.advance(61);
+          await refresh();
+          await (await import('./reconciler.ts')).reconcile(s());
+          assert.equal((await get(id)).status, 'CancelPaymentProcessing');
+        },
+      );
+      await (await import('./reconciler.ts')).reconcile(s());
+      const p = await get(id);
+      assert.deepEqual([p.status, p.returnedAmount], ['PartialReturned', 4]);
+    });
+
     it('keeps the Idempotency-Key of a refund whose answer was lost: a retry waits (409), then replays the reconciled refund; one refund', async () => {
       const id = await paid();
       const key = { 'Idempotency-Key': 'refund-lost-1' };
       await withRefund(
         async () => {
-          throw new Error('connection reset');
+          throw new AcquirerNoAnswer('connection reset');
         },
         async () => assert.equal((await ctx.m.post(`/v1/gateway/payments/${id}/cancel`, {}, key)).statusCode, 503),
       );
@@ -337,12 +359,11 @@ for (const backend of BACKENDS) {
       const charged = await ctx.m.post('/v1/gateway/payments/execution', body, { 'Idempotency-Key': 'charge-77' });
       assert.equal(charged.statusCode, 200);
       // Make it look as if the process died after charging, before it stored its answer.
-      await s().db.query(`UPDATE idempotency_keys SET state = 'running', response_status = NULL, response_body = NULL, locked_until = $1 WHERE key = 'charge-77'`, [
-        new Date(s().clock.nowMs() + 60_000),
-      ]);
+      const hold = (until: number) =>
+        s().db.query(`UPDATE idempotency_keys SET recovery_point = 'acquirer_called', result = NULL, owner = 'dead-process', locked_until = $1 WHERE key = 'charge-77'`, [new Date(until)]);
+      await hold(Date.now() + 60_000);
       problem(await ctx.m.post('/v1/gateway/payments/execution', body, { 'Idempotency-Key': 'charge-77' }), 409, 'execute-payment.409.001');
-      await s().sharedClock.advance(61);
-      await refresh();
+      await hold(Date.now() - 1);
       const count = async () => (await s().db.query<{ n: number }>('SELECT count(*)::int AS n FROM payments WHERE charged_rec_id = $1', [recId])).rows[0]!.n;
       const before = await count();
       const retry = await ctx.m.post('/v1/gateway/payments/execution', body, { 'Idempotency-Key': 'charge-77' });

@@ -1,32 +1,43 @@
-// Cancel (refund / void) and completion (SPEC 7 and 8). Each is: one transaction that locks the
-// payment, checks the rules against its operations so far, and commits the …Processing status with
-// an operation row; the acquirer call outside any lock; one transaction that applies the answer.
-// A second request arriving while one is processing waits for it, then sees the new amounts — so
-// concurrent refunds can never return more than was captured.
-import type { OperationResult } from '../acquirer/acquirer.ts';
-import { ERRORS, type ErrorDef } from '../api/errors.ts';
-import { releaseLinkedClaim, saveLinkedResponse, type IdempotencyScope, type OperationResult as HttpResult } from '../api/idempotency.ts';
-import { problem } from '../api/problem.ts';
-import type { Services } from '../services.ts';
+// Cancel (refund / void) and completion (SPEC 7 and 8). Each runs in phases: one transaction locks
+// the payment, checks the rules against its operations so far, records the operation and commits
+// the …Processing status (recovery point `acquirer_called`); the acquirer is asked outside any lock;
+// one transaction applies its answer and stores the outcome (`finished`), or restores the status
+// and frees the key when the acquirer refused. A second request arriving while one of its kind is
+// processing waits for it and then sees the new amounts, so concurrent refunds can never return
+// more than was captured. The reconciler finishes an operation whose answer was lost.
+import { AcquirerNoAnswer, type OperationAnswer } from '../acquirer/acquirer.ts';
+import { ERRORS } from '../errors/catalogue.ts';
+import { gatewayError } from '../errors/gateway-error.ts';
+import { finishLinkedKeys, releaseLinkedKeys } from '../idempotency/store.ts';
+import type { UnitOfWork } from '../idempotency/unit-of-work.ts';
 import type { Queryable } from '../store/db.ts';
 import { businessDay } from './business-day.ts';
-import { toJsonAmount } from './money.ts';
-import { checkCompletion, planCancel, type CancelRequest, type EarlierOperation, type Rejection } from './refund-rules.ts';
+import type { PaymentDeps } from './deps.ts';
 import type { PaymentRow } from './row.ts';
+import { checkCompletion, planCancel, type CancelRequest, type EarlierOperation } from './rules/cancel.ts';
 import { activateSavedCard } from './saved-cards.ts';
-import { lockPayment, updatePayment } from './store.ts';
-import { STATUS, type Status } from './statuses.ts';
+import { STATUS, type Status } from './state-machine.ts';
+import { lockPayment, moveOne, plus, selectPaymentById } from './store.ts';
 
-type Deps = Pick<Services, 'db' | 'clock' | 'acquirer' | 'config' | 'log'>;
+type Deps = Pick<PaymentDeps, 'db' | 'clock' | 'acquirer' | 'config' | 'log'>;
 
-const NO_ANSWER = 'no_answer';
-const unanswered = (r: OperationResult) => !r.ok && r.resultCode === NO_ANSWER;
-const BUSY: ReadonlySet<Status> = new Set<Status>([STATUS.cancelProcessing, STATUS.completionProcessing, STATUS.processing]);
+export type OperationKind = 'refund' | 'void' | 'capture';
+
+/** What a cancel or completion did: the domain result, stored for replays and rendered by the API. */
+export interface OperationOutcome {
+  kind: OperationKind;
+  /** The payment's status afterwards. */
+  status: Status;
+  /** This operation's amount (minor units). */
+  amount: number;
+  returnedAmount: number;
+  confirmedAmount: number;
+}
 
 interface OperationRow {
   id: number;
   pay_id: string;
-  kind: 'refund' | 'void' | 'capture';
+  kind: OperationKind;
   amount: number;
   split_amount: number | null;
   status: 'processing' | 'done' | 'refused';
@@ -34,48 +45,43 @@ interface OperationRow {
   reference: string;
 }
 
-const REJECTION_ERRORS: Record<Rejection['rule'], ErrorDef> = {
-  status: ERRORS.notCancellable,
-  amount: ERRORS.amountNotRefundable,
-  preauth_partial: ERRORS.preAuthPartialCancel,
-  same_day: ERRORS.sameDayCancel,
-  split: ERRORS.splitCancelInvalid,
-  window: ERRORS.blockExpired,
-};
+/** The merchant-API operation (and Idempotency-Key scope) of each kind. */
+const API_OPERATION: Record<OperationKind, 'cancel-payment' | 'complete-payment'> = { refund: 'cancel-payment', void: 'cancel-payment', capture: 'complete-payment' };
 
-function reject(r: Rejection): never {
-  const name = r.rule === 'split' ? r.field : 'amount';
-  throw problem(REJECTION_ERRORS[r.rule], {
-    detail: r.rule === 'split' ? `${r.field} ${r.reason}` : r.reason.charAt(0).toUpperCase() + r.reason.slice(1),
-    ...(r.rule === 'split' || r.rule === 'amount' ? { invalidParams: [{ name, reason: r.reason }] } : {}),
-  });
-}
+/** The statuses of a cancel or completion under way. */
+const OPERATING: ReadonlySet<Status> = new Set<Status>([STATUS.cancelProcessing, STATUS.completionProcessing]);
+
+/** Thrown inside a transaction to roll it back while another operation of the same kind runs. */
+class Busy extends Error {}
 
 /**
- * Runs `start` in a transaction with the payment locked. While an operation of the same kind holds
+ * Runs `open` in a transaction with the payment locked. While an operation of the same kind holds
  * the payment in its …Processing status (refunds racing each other), waits and tries again, so each
  * sees the amounts the previous one left. Any other operation in progress answers 409 at once: a
- * cancel meant for a pre-authorisation must not turn into a refund because a completion won the race.
+ * cancel meant for a pre-authorisation must not turn into a refund because a completion won.
  */
-async function whenFree<T>(s: Deps, clientId: string, payId: string, waitOn: Status, start: (q: Queryable, row: PaymentRow) => Promise<T>): Promise<T> {
+async function whenFree<T>(s: Deps, clientId: string, payId: string, waitOn: Status, tx: (fn: (q: Queryable) => Promise<T>) => Promise<T>, open: (q: Queryable, row: PaymentRow) => Promise<T>): Promise<T> {
   const deadline = Date.now() + s.config.operationWaitMs;
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
-    const result = await s.db.tx(async (q) => {
-      const row = await lockPayment(q, payId);
-      if (!row || row.client_id !== clientId) throw problem(ERRORS.paymentNotFound);
-      if (BUSY.has(row.status) && row.status !== waitOn) {
-        throw problem(ERRORS.operationInProgress, { detail: `Another operation is in progress (${row.status}); check the payment and retry`, headers: { 'Retry-After': '1' } });
-      }
-      if (BUSY.has(row.status)) return { busy: true as const };
-      return { busy: false as const, value: await start(q, row) };
-    });
-    if (!result.busy) return result.value;
-    if (Date.now() > deadline) throw problem(ERRORS.operationInProgress, { headers: { 'Retry-After': '1' } });
+    try {
+      return await tx(async (q) => {
+        const row = await lockPayment(q, payId);
+        if (!row || row.client_id !== clientId) throw gatewayError(ERRORS.paymentNotFound);
+        if (row.status === waitOn) throw new Busy();
+        if (OPERATING.has(row.status)) {
+          throw gatewayError(ERRORS.operationInProgress, { detail: `Another operation is in progress (${row.status}); check the payment and retry`, retryAfterSeconds: 1 });
+        }
+        return open(q, row);
+      });
+    } catch (err) {
+      if (!(err instanceof Busy)) throw err;
+    }
+    if (Date.now() > deadline) throw gatewayError(ERRORS.operationInProgress, { retryAfterSeconds: 1 });
     await new Promise((r) => setTimeout(r, pause + Math.random() * pause));
   }
 }
 
-async function insertOperation(q: Queryable, row: PaymentRow, kind: OperationRow['kind'], amount: number, splitAmount: number | null, day: string, now: Date): Promise<OperationRow> {
+async function insertOperation(q: Queryable, row: PaymentRow, kind: OperationKind, amount: number, splitAmount: number | null, day: string, now: Date): Promise<OperationRow> {
   const { rows } = await q.query<OperationRow>(
     `INSERT INTO payment_operations (pay_id, kind, amount, split_amount, status, prev_status, business_day, reference, created_at, updated_at)
      VALUES ($1, $2, $3, $4, 'processing', $5, $6, $1 || '.' || $2 || '.' || (SELECT count(*) + 1 FROM payment_operations WHERE pay_id = $1), $7, $7)
@@ -85,135 +91,143 @@ async function insertOperation(q: Queryable, row: PaymentRow, kind: OperationRow
   return rows[0]!;
 }
 
-async function callAcquirer(s: Deps, row: PaymentRow, op: OperationRow): Promise<OperationResult> {
+/** The acquirer's answer to the operation; null when it did not answer (asked again later). */
+async function callAcquirer(s: Deps, row: PaymentRow, op: OperationRow): Promise<OperationAnswer | null> {
   try {
     const tx = row.transaction_id ?? '';
     if (op.kind === 'capture') return await s.acquirer.capture(op.reference, tx, op.amount);
     if (op.kind === 'void') return await s.acquirer.void(op.reference, tx);
     return await s.acquirer.refund(op.reference, tx, op.amount, row.split_iban ? { iban: row.split_iban, amount: op.split_amount ?? 0 } : null);
   } catch (err) {
+    if (!(err instanceof AcquirerNoAnswer)) throw err;
     // No answer: the payment stays …Processing and the reconciler repeats the call (idempotent per reference).
     s.log.warn({ err, payId: row.pay_id, op: op.kind }, 'acquirer did not answer an operation');
-    return { ok: false, resultCode: NO_ANSWER };
+    return null;
   }
 }
 
-/** Applies the acquirer's answer to the operation (only once: a finished operation is left alone). */
-async function finish(
-  s: Deps,
-  payId: string,
-  opId: number,
-  result: OperationResult,
-  save?: (q: Queryable, row: PaymentRow) => Promise<void>,
-  refused?: (q: Queryable) => Promise<void>,
-): Promise<PaymentRow> {
-  return s.db.tx(async (q) => {
-    const row = (await lockPayment(q, payId))!;
-    const { rows } = await q.query<OperationRow>('SELECT * FROM payment_operations WHERE id = $1 FOR UPDATE', [opId]);
-    const op = rows[0]!;
-    if (op.status !== 'processing' || !BUSY.has(row.status)) return row;
-    const now = s.clock.now();
-    if (!result.ok) {
-      await q.query(`UPDATE payment_operations SET status = 'refused', result_code = $2, updated_at = $3 WHERE id = $1`, [op.id, result.resultCode, now]);
-      await refused?.(q);
-      return (await updatePayment(q, payId, row.status, op.prev_status, { result_code: result.resultCode }, now))!;
-    }
-    let updated: PaymentRow;
-    if (op.kind === 'capture') {
-      updated = (await updatePayment(q, payId, row.status, STATUS.succeeded, { confirmed_amount: op.amount }, now))!;
-      if (row.rec_id) await activateSavedCard(q, row.rec_id, now);
-    } else {
-      const returned = row.returned_amount + op.amount;
-      const captured = op.kind === 'void' ? row.amount : (row.confirmed_amount ?? row.amount);
-      const to = returned >= captured ? STATUS.returned : STATUS.partialReturned;
-      updated = (await updatePayment(
-        q,
-        payId,
-        row.status,
-        to,
-        { returned_amount: returned, ...(row.split_iban ? { split_returned_amount: (row.split_returned_amount ?? 0) + (op.split_amount ?? 0) } : {}) },
-        now,
-      ))!;
-    }
-    await q.query(`UPDATE payment_operations SET status = 'done', updated_at = $2 WHERE id = $1`, [op.id, now]);
-    await save?.(q, updated);
-    return updated;
-  });
-}
+const outcomeOf = (op: Pick<OperationRow, 'kind' | 'amount'>, p: PaymentRow): OperationOutcome => ({
+  kind: op.kind,
+  status: p.status,
+  amount: op.amount,
+  returnedAmount: p.returned_amount,
+  confirmedAmount: p.confirmed_amount,
+});
 
-const messages = { httpStatusCode: 200, developerMessage: null, userMessage: null } as const;
-
-function refusedProblem(result: OperationResult & { ok: false }) {
-  if (result.resultCode === NO_ANSWER) {
-    return problem(ERRORS.unavailable, { detail: 'The acquirer did not answer; the operation will be settled automatically. Check the payment shortly.', headers: { 'Retry-After': '5' } });
-  }
-  return problem(ERRORS.acquirerRefused, { resultCode: result.resultCode });
-}
-
-/** POST /payments/{payId}/cancel */
-export function cancelPayment(s: Deps, clientId: string, payId: string, req: CancelRequest, idem: IdempotencyScope | null): Promise<HttpResult> {
-  return runOperation(s, clientId, payId, STATUS.cancelProcessing, idem, async (q, row, now) => {
-    const { rows: earlier } = await q.query<EarlierOperation>('SELECT kind, status, business_day FROM payment_operations WHERE pay_id = $1', [payId]);
-    const today = businessDay(now, s.config.timeZone);
-    const plan = planCancel(row, req, earlier, today, businessDay(row.paid_at ?? row.created_at, s.config.timeZone));
-    if ('rule' in plan) reject(plan);
-    return insertOperation(q, row, plan.kind, plan.amount, plan.splitAmount, today, now);
-  });
-}
-
-/** POST /payments/{payId}/completion */
-export function completePayment(s: Deps, clientId: string, payId: string, amount: number, idem: IdempotencyScope | null): Promise<HttpResult> {
-  return runOperation(s, clientId, payId, STATUS.completionProcessing, idem, async (q, row, now) => {
-    const rejection = checkCompletion(row, amount, now);
-    if (rejection) reject(rejection);
-    return insertOperation(q, row, 'capture', amount, null, businessDay(now, s.config.timeZone), now);
-  });
+async function lockOperation(q: Queryable, opId: number): Promise<OperationRow> {
+  const { rows } = await q.query<OperationRow>('SELECT * FROM payment_operations WHERE id = $1 FOR UPDATE', [opId]);
+  return rows[0]!;
 }
 
 /**
- * A cancel or completion: `open` checks the rules and records the operation under the row lock,
- * the payment moves to `processing` in the same transaction, the acquirer is asked outside it, and
- * its answer is applied (and stored for the Idempotency-Key) in a second locked transaction.
+ * Applies an accepted answer to the operation, once: an operation already finished (by the
+ * reconciler, or a retry) is left alone and its payment answered as it is.
+ */
+async function applyAccepted(s: Deps, q: Queryable, payId: string, opId: number): Promise<OperationOutcome> {
+  const row = (await lockPayment(q, payId))!;
+  const op = await lockOperation(q, opId);
+  if (op.status !== 'processing' || !OPERATING.has(row.status)) return outcomeOf(op, row);
+  const now = s.clock.now();
+  let updated: PaymentRow;
+  if (op.kind === 'capture') {
+    // The rest of the block is released by the capture itself; the payment now holds what was captured.
+    updated = (await moveOne(q, { payId, from: row.status }, STATUS.succeeded, { confirmed_amount: op.amount }, now))!;
+    if (row.rec_id) await activateSavedCard(q, row.rec_id, now);
+  } else {
+    const returned = row.returned_amount + op.amount;
+    const held = op.kind === 'void' ? row.amount : row.confirmed_amount;
+    updated = (await moveOne(q, { payId, from: row.status }, returned >= held ? STATUS.returned : STATUS.partialReturned, {
+      returned_amount: returned,
+      ...(row.split_iban ? { split_returned_amount: plus(op.split_amount ?? 0) } : {}),
+    }, now))!;
+  }
+  await q.query(`UPDATE payment_operations SET status = 'done', updated_at = $2 WHERE id = $1`, [op.id, now]);
+  return outcomeOf(op, updated);
+}
+
+/** Applies a refusal: the operation is refused and the payment goes back to where it was. */
+async function applyRefused(s: Deps, q: Queryable, payId: string, opId: number, resultCode: string): Promise<boolean> {
+  const row = (await lockPayment(q, payId))!;
+  const op = await lockOperation(q, opId);
+  if (op.status !== 'processing' || !OPERATING.has(row.status)) return false;
+  const now = s.clock.now();
+  await q.query(`UPDATE payment_operations SET status = 'refused', result_code = $2, updated_at = $3 WHERE id = $1`, [op.id, resultCode, now]);
+  await moveOne(q, { payId, from: row.status }, op.prev_status, { result_code: resultCode }, now);
+  return true;
+}
+
+const refused = (resultCode: string) => gatewayError(ERRORS.acquirerRefused, { resultCode, detail: `The acquirer refused the operation (${resultCode}); nothing changed` });
+const noAnswer = () =>
+  gatewayError(ERRORS.unavailable, { detail: 'The acquirer did not answer; the operation will be settled automatically. Check the payment shortly.', retryAfterSeconds: 5 });
+
+/** The acquirer is asked about an operation already recorded, and its answer applied in the unit of work. */
+async function conclude(s: Deps, payId: string, op: OperationRow, row: PaymentRow, uow: UnitOfWork<OperationOutcome>): Promise<OperationOutcome> {
+  const answer = await callAcquirer(s, row, op);
+  if (!answer) throw noAnswer(); // stays processing: the reconciler (or a retry with the key) finishes it
+  if (answer.ok) return uow.finish((q) => applyAccepted(s, q, payId, op.id));
+  await uow.abandon((q) => applyRefused(s, q, payId, op.id, answer.resultCode));
+  throw refused(answer.resultCode);
+}
+
+/**
+ * A cancel or completion: `plan` checks the rules under the row lock and says what to record; the
+ * operation row, the …Processing status and the key's recovery point commit together.
  */
 async function runOperation(
   s: Deps,
   clientId: string,
   payId: string,
   processing: Status,
-  idem: IdempotencyScope | null,
-  open: (q: Queryable, row: PaymentRow, now: Date) => Promise<OperationRow>,
-): Promise<HttpResult> {
-  const { row, op } = await whenFree(s, clientId, payId, processing, async (q, row) => {
+  uow: UnitOfWork<OperationOutcome>,
+  plan: (q: Queryable, row: PaymentRow, now: Date) => Promise<{ kind: OperationKind; amount: number; splitAmount: number | null }>,
+): Promise<OperationOutcome> {
+  if (uow.resume?.point === 'acquirer_called') {
+    // This request's first try recorded the operation and died: ask the acquirer and finish it.
+    const { rows } = await s.db.query<OperationRow>(`SELECT * FROM payment_operations WHERE pay_id = $1 AND status = 'processing' ORDER BY id DESC LIMIT 1`, [payId]);
+    const row = await selectPaymentById(s.db, payId);
+    if (rows[0] && row) return conclude(s, payId, rows[0], row, uow);
+  }
+  const { row, op } = await whenFree<{ row: PaymentRow; op: OperationRow }>(s, clientId, payId, processing, (fn) => uow.reach('acquirer_called', payId, fn), async (q, row) => {
     const now = s.clock.now();
-    const op = await open(q, row, now);
-    const moved = (await updatePayment(q, payId, row.status, processing, {}, now))!;
-    // From here the operation exists: its key must never be freed for a second one (see finish).
-    await idem?.link(q, payId);
+    const p = await plan(q, row, now);
+    const op = await insertOperation(q, row, p.kind, p.amount, p.splitAmount, businessDay(now, s.config.timeZone), now);
+    const moved = (await moveOne(q, { payId, from: row.status }, processing, {}, now))!;
     return { row: moved, op };
   });
-  const result = await callAcquirer(s, row, op);
-  // No answer: the payment stays processing and the reconciler finishes it.
-  if (unanswered(result)) throw refusedProblem(result as OperationResult & { ok: false });
-  const done = await finish(s, payId, op.id, result, idem ? (q, p) => idem.save(q, 200, responseBody(op, p)) : undefined, idem ? (q) => releaseLinkedClaim(q, payId) : undefined);
-  if (!result.ok) throw refusedProblem(result);
-  return { status: 200, body: responseBody(op, done) };
+  return conclude(s, payId, op, row, uow);
 }
 
-/** The 200 answer of a cancel or a completion. */
-function responseBody(op: OperationRow, p: PaymentRow) {
-  return op.kind === 'capture'
-    ? { status: p.status, amount: toJsonAmount(op.amount), confirmedAmount: p.confirmed_amount === null ? null : toJsonAmount(p.confirmed_amount), ...messages }
-    : { status: p.status, amount: toJsonAmount(op.amount), returnedAmount: toJsonAmount(p.returned_amount), ...messages };
+/** POST /payments/{payId}/cancel: a refund of a paid payment, or the void of a pre-authorisation. */
+export function cancelPayment(s: Deps, clientId: string, payId: string, req: CancelRequest, uow: UnitOfWork<OperationOutcome>): Promise<OperationOutcome> {
+  return runOperation(s, clientId, payId, STATUS.cancelProcessing, uow, async (q, row, now) => {
+    const { rows: earlier } = await q.query<EarlierOperation>('SELECT kind, status, business_day FROM payment_operations WHERE pay_id = $1', [payId]);
+    return planCancel(row, req, earlier, businessDay(now, s.config.timeZone), businessDay(row.paid_at ?? row.created_at, s.config.timeZone));
+  });
 }
 
-/** Finishes cancels and completions left processing (no answer, or the gateway stopped mid-call). */
+/** POST /payments/{payId}/completion: captures a pre-authorisation (all of it, or less). */
+export function completePayment(s: Deps, clientId: string, payId: string, amount: number, uow: UnitOfWork<OperationOutcome>): Promise<OperationOutcome> {
+  return runOperation(s, clientId, payId, STATUS.completionProcessing, uow, async (_q, row, now) => {
+    checkCompletion(row, amount, now);
+    return { kind: 'capture', amount, splitAmount: null };
+  });
+}
+
+/**
+ * Finishes a cancel or completion left processing (no answer, or the gateway stopped mid-call). The
+ * merchant's request, if it sent an Idempotency-Key, is answered now (or its key freed if refused),
+ * in the same transaction.
+ */
 export async function reconcileOperation(s: Deps, payId: string): Promise<void> {
   const { rows } = await s.db.query<OperationRow>(`SELECT * FROM payment_operations WHERE pay_id = $1 AND status = 'processing' ORDER BY id DESC LIMIT 1`, [payId]);
   const op = rows[0];
-  const row = (await s.db.query<PaymentRow>('SELECT * FROM payments WHERE pay_id = $1', [payId])).rows[0];
+  const row = await selectPaymentById(s.db, payId);
   if (!op || !row) return;
-  const result = await callAcquirer(s, row, op);
-  if (unanswered(result)) return; // still no answer: next round
-  // The merchant's request (if it sent an Idempotency-Key) is answered now, or freed if refused.
-  await finish(s, payId, op.id, result, (q, p) => saveLinkedResponse(q, payId, 200, responseBody(op, p)), (q) => releaseLinkedClaim(q, payId));
+  const answer = await callAcquirer(s, row, op);
+  if (!answer) return; // still no answer: next round
+  const operation = API_OPERATION[op.kind];
+  await s.db.tx(async (q) => {
+    if (answer.ok) await finishLinkedKeys(q, payId, operation, await applyAccepted(s, q, payId, op.id));
+    else if (await applyRefused(s, q, payId, op.id, answer.resultCode)) await releaseLinkedKeys(q, payId, operation);
+  });
 }

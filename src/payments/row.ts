@@ -1,5 +1,5 @@
-import type { Status } from './statuses.ts';
-import type { InstallmentProduct } from './validation.ts';
+import type { Status } from './state-machine.ts';
+import type { InstallmentProduct } from './rules/installment.ts';
 
 /** A row of the payments table, as both drivers return it. */
 export interface PaymentRow {
@@ -11,7 +11,8 @@ export interface PaymentRow {
   subtotal: number | null;
   tax: number | null;
   shipping: number | null;
-  confirmed_amount: number | null;
+  /** Captured: 0 until money is taken, the amount of an approved purchase, the completed amount. */
+  confirmed_amount: number;
   returned_amount: number;
   return_url: string | null;
   callback_url: string | null;

@@ -69,15 +69,19 @@ describe('method sets', () => {
     assert.deepEqual(defaultMethods([4, 5, 7, 8, 9, 14], std), [4, 5, 7, 8, 9, 14]);
     assert.deepEqual(defaultMethods([5, 8], { ...std, currency: 'USD' }), [5]);
     assert.deepEqual(defaultMethods([4, 5, 7, 8, 9, 14], { ...std, preAuth: true }), [4, 5, 7, 8, 9]);
-    assert.deepEqual(defaultMethods([4, 5, 7, 8, 9, 14], { ...std, saveCard: true }), [5, 7, 14]);
+    assert.deepEqual(defaultMethods([4, 5, 7, 8, 9, 14], { ...std, saveCard: true }), [5, 14]);
     assert.deepEqual(defaultMethods([4, 5, 7, 8, 9, 14], { ...std, split: true }), [4, 5, 7, 9, 14]);
     assert.deepEqual(defaultMethods([5], { ...std, saveCard: true }), [5]);
   });
   it('explains each refusal', () => {
     assert.match(methodRefusal(8, { ...std, currency: 'EUR' })!, /GEL only/);
+    assert.match(methodRefusal(11, std)!, /not a method a customer/);
+    assert.match(methodRefusal(99, std)!, /not a method a customer/);
     assert.match(methodRefusal(8, { ...std, split: true })!, /split/);
     assert.match(methodRefusal(14, { ...std, preAuth: true })!, /preAuth/);
-    for (const m of [4, 8, 9]) assert.match(methodRefusal(m, { ...std, saveCard: true })!, /saveCard/);
-    for (const m of [5, 7]) assert.equal(methodRefusal(m, { ...std, saveCard: true, preAuth: true, split: true }), null);
+    // saveCard: only methods that yield a card the acquirer can keep (card, Google Pay).
+    for (const m of [4, 7, 8, 9]) assert.match(methodRefusal(m, { ...std, saveCard: true })!, /saveCard/);
+    assert.equal(methodRefusal(5, { ...std, saveCard: true, preAuth: true, split: true }), null);
+    assert.equal(methodRefusal(14, { ...std, saveCard: true, split: true }), null);
   });
 });

@@ -1,4 +1,4 @@
-// Saved cards: written when a payment that asked for saveCard is approved. A pre-authorised one
+// SQL for saved cards: written when a payment that asked for saveCard is approved. A pre-authorised one
 // stays pending until the payment is completed (SPEC 8).
 import type { Queryable } from '../store/db.ts';
 import { earlierMmYy } from './card.ts';
@@ -40,7 +40,7 @@ export async function activateSavedCard(q: Queryable, recId: string, now: Date):
 }
 
 /** Deletes a merchant's saved card; false when it has none with that recId. Deleting twice is fine. */
-export async function deleteSavedCard(q: Queryable, clientId: string, recId: string, now: Date): Promise<boolean> {
+export async function markCardDeleted(q: Queryable, clientId: string, recId: string, now: Date): Promise<boolean> {
   const { rowCount } = await q.query(`UPDATE saved_cards SET status = 'deleted', updated_at = $3 WHERE rec_id = $1 AND client_id = $2`, [recId, clientId, now]);
   return rowCount > 0;
 }

@@ -1,9 +1,10 @@
-// SQL for payments: one function per database operation. Each status change writes its
-// payment_events row in the same statement, so the outbox can never miss or invent a change.
+// SQL for payments: one function per database operation. moveStatus() is the one path that changes
+// a payment's status: it checks the state machine, and writes the payment_events row in the same
+// statement, so the outbox can never miss or invent a change (the database checks both again).
 import type { Queryable } from '../store/db.ts';
 import type { PaymentRow } from './row.ts';
-import { STATUS, isFinal, type Status } from './statuses.ts';
-import type { NewPayment } from './validation.ts';
+import { STATUS, assertTransition, isFinal, type Status } from './state-machine.ts';
+import type { NewPayment } from './rules/create.ts';
 
 export interface InsertPayment {
   payId: string;
@@ -58,165 +59,136 @@ export async function lockPayment(q: Queryable, payId: string): Promise<PaymentR
   return rows[0] ?? null;
 }
 
-/**
- * Moves a payment locked by the caller from `from` to `to` and appends the event. Returns the new
- * event sequence, or null when the row was not in `from` (the caller's check was stale).
- */
-export async function transition(q: Queryable, payId: string, from: Status, to: Status, now: Date): Promise<number | null> {
-  const { rows } = await q.query<{ seq: number }>(
-    `WITH u AS (
-       UPDATE payments SET status = $3, event_seq = event_seq + 1, updated_at = $4
-       WHERE pay_id = $1 AND status = $2 RETURNING pay_id, event_seq)
-     INSERT INTO payment_events (pay_id, seq, status, final, created_at)
-     SELECT pay_id, event_seq, $3, $5, $4 FROM u RETURNING seq`,
-    [payId, from, to, now, isFinal(to)],
-  );
-  return rows[0]?.seq ?? null;
-}
+/** Columns a status change may set besides the status (the names of PaymentRow). */
+export type PaymentColumn =
+  | 'attempts'
+  | 'payment_method'
+  | 'transaction_id'
+  | 'rrn'
+  | 'result_code'
+  | 'card_mask'
+  | 'card_expiry'
+  | 'challenge_id'
+  | 'pre_auth_expires_at'
+  | 'confirmed_amount'
+  | 'returned_amount'
+  | 'split_returned_amount'
+  | 'paid_at';
 
-/**
- * Moves every payment in `from` whose `due` time has passed to `to` (at most `limit` per call),
- * with its event. Rows another transaction holds are skipped, so several processes can sweep and
- * a customer paying right now is never swept from under its lock.
- */
-async function sweepDue(q: Queryable, from: Status, to: Status, due: 'expires_at' | 'pre_auth_expires_at', alsoSet: string, now: Date, limit: number): Promise<string[]> {
-  const { rows } = await q.query<{ pay_id: string }>(
-    `WITH due AS (
-       SELECT pay_id FROM payments WHERE status = $3 AND ${due} <= $1
-       ORDER BY ${due} LIMIT $2 FOR UPDATE SKIP LOCKED),
-     u AS (
-       UPDATE payments p SET status = $4, ${alsoSet} event_seq = p.event_seq + 1, updated_at = $1
-       FROM due WHERE p.pay_id = due.pay_id RETURNING p.pay_id, p.event_seq)
-     INSERT INTO payment_events (pay_id, seq, status, final, created_at)
-     SELECT pay_id, event_seq, $4, true, $1 FROM u RETURNING pay_id`,
-    [now, limit, from, to],
-  );
-  return rows.map((r) => r.pay_id);
-}
+/** A new value, another column's value, or the column's own value plus n. */
+export type PatchValue = unknown | { readonly column: keyof PaymentRow } | { readonly add: number };
+export type PaymentPatch = Partial<Record<PaymentColumn, PatchValue>>;
 
-/** Created payments past expirationMinutes become Expired. */
-export const expireDue = (q: Queryable, now: Date, limit: number) => sweepDue(q, STATUS.created, STATUS.expired, 'expires_at', '', now, limit);
-
-/** Pre-authorisations past their block window become Returned, everything released. */
-export const releaseExpiredBlocks = (q: Queryable, now: Date, limit: number) =>
-  sweepDue(
-    q,
-    STATUS.waitingConfirm,
-    STATUS.returned,
-    'pre_auth_expires_at',
-    'returned_amount = p.amount, split_returned_amount = CASE WHEN p.split_iban IS NULL THEN NULL ELSE p.split_amount END,',
-    now,
-    limit,
-  );
-
-export async function selectEvents(q: Queryable, payId: string): Promise<{ seq: number; status: Status; final: boolean; created_at: Date }[]> {
-  const { rows } = await q.query<{ seq: number; status: Status; final: boolean; created_at: Date }>(
-    'SELECT seq, status, final, created_at FROM payment_events WHERE pay_id = $1 ORDER BY seq',
-    [payId],
-  );
-  return rows;
-}
-
-
-/** Columns an operation may change besides the status (the names of PaymentRow). */
-export type PaymentPatch = Partial<
-  Pick<
-    PaymentRow,
-    | 'attempts'
-    | 'payment_method'
-    | 'transaction_id'
-    | 'rrn'
-    | 'result_code'
-    | 'card_mask'
-    | 'card_expiry'
-    | 'challenge_id'
-    | 'pre_auth_expires_at'
-    | 'confirmed_amount'
-    | 'returned_amount'
-    | 'split_returned_amount'
-    | 'paid_at'
-  >
->;
-
-const PATCHABLE = new Set<string>([
+const PATCHABLE: ReadonlySet<string> = new Set<PaymentColumn>([
   'attempts', 'payment_method', 'transaction_id', 'rrn', 'result_code', 'card_mask', 'card_expiry',
   'challenge_id', 'pre_auth_expires_at', 'confirmed_amount', 'returned_amount', 'split_returned_amount', 'paid_at',
 ]);
 
-/** Extra conditions of an update that takes its own row lock (see updatePayment). */
-export interface UpdateGuard {
-  /** Take the row lock in this statement (SELECT … FOR UPDATE in a CTE): the update is then one
-   * self-contained transaction, needing no explicit BEGIN/lock/COMMIT round trips. */
-  lock: true;
-  /** Only while the payment is still on this attempt. */
-  attempts?: number;
-}
+/** Copies another column of the same row (e.g. everything authorised is returned). */
+export const columnValue = (column: keyof PaymentRow) => ({ column }) as const;
+/** The column's current value plus n. */
+export const plus = (add: number) => ({ add }) as const;
+
+/** Which payments a status change applies to. */
+export type PaymentSelector =
+  | {
+      /** One payment, while it is still in `from` (and, when given, on that attempt). */
+      payId: string;
+      from: Status;
+      attempts?: number;
+      /** Only while it has not expired at this time. */
+      openAt?: Date;
+      /** Only once it has expired at this time. */
+      expiredAt?: Date;
+      /** Only while it offers this method. */
+      offers?: number;
+    }
+  | {
+      /** Every payment in `from` whose `due` time has passed (at most `limit`), skipping rows
+       * another transaction holds: several processes sweep side by side, and a customer paying
+       * right now is never swept from under its lock. */
+      due: 'expires_at' | 'pre_auth_expires_at';
+      from: Status;
+      limit: number;
+    };
+
+const IDENT = /^[a-z_]+$/;
 
 /**
- * Changes a payment found in `from`: the patch, and when `to` differs from `from` the status and
- * its event, in one statement. Without a guard the caller holds the row lock; with one the
- * statement locks the row itself. Returns the updated row, or null when the row was no longer in
- * `from` (or no longer on the guarded attempt).
+ * Moves the selected payments from `from` to `to`, sets `patch`, and appends each one's event —
+ * one statement that takes the row locks itself (a caller already holding the lock loses nothing).
+ * Returns the changed rows: none when the payment was no longer in `from` (the caller's view was
+ * stale), so concurrent movers never both win.
  */
-export async function updatePayment(q: Queryable, payId: string, from: Status, to: Status, patch: PaymentPatch, now: Date, guard?: UpdateGuard): Promise<PaymentRow | null> {
-  const params: unknown[] = [payId, from, to, now];
-  const sets = ['status = $3', 'updated_at = $4'];
+export async function moveStatus(q: Queryable, sel: PaymentSelector, to: Status, patch: PaymentPatch, now: Date): Promise<PaymentRow[]> {
+  assertTransition(sel.from, to);
+  const params: unknown[] = [sel.from, to, now, isFinal(to)];
+  const param = (v: unknown) => `$${params.push(v)}`;
+  const sets = ['status = $2', 'updated_at = $3', 'event_seq = p.event_seq + 1'];
   for (const [column, value] of Object.entries(patch)) {
     if (!PATCHABLE.has(column)) throw new Error(`not a patchable payment column: ${column}`);
-    params.push(value);
-    sets.push(`${column} = $${params.length}`);
-  }
-  let target = 'WHERE pay_id = $1 AND status = $2';
-  let lock = '';
-  if (guard) {
-    let attempt = '';
-    if (guard.attempts !== undefined) {
-      params.push(guard.attempts);
-      attempt = ` AND attempts = $${params.length}`;
+    if (value !== null && typeof value === 'object' && 'column' in value) {
+      const source = String(value.column);
+      if (!IDENT.test(source)) throw new Error(`not a column: ${source}`);
+      sets.push(`${column} = p.${source}`);
+    } else if (value !== null && typeof value === 'object' && 'add' in value) {
+      sets.push(`${column} = p.${column} + ${param(value.add)}`);
+    } else {
+      sets.push(`${column} = ${param(value)}`);
     }
-    lock = `cur AS (SELECT pay_id FROM payments WHERE pay_id = $1 AND status = $2${attempt} FOR UPDATE), `;
-    target = 'FROM cur WHERE payments.pay_id = cur.pay_id';
   }
-  if (from === to) {
-    const { rows } = await q.query<PaymentRow>(`${lock ? `WITH ${lock.slice(0, -2)} ` : ''}UPDATE payments SET ${sets.join(', ')} ${target} RETURNING payments.*`, params);
-    return rows[0] ?? null;
+  let target: string;
+  if ('payId' in sel) {
+    const conditions = [`pay_id = ${param(sel.payId)}`, 'status = $1'];
+    if (sel.attempts !== undefined) conditions.push(`attempts = ${param(sel.attempts)}`);
+    if (sel.openAt !== undefined) conditions.push(`expires_at > ${param(sel.openAt)}`);
+    if (sel.expiredAt !== undefined) conditions.push(`expires_at <= ${param(sel.expiredAt)}`);
+    if (sel.offers !== undefined) conditions.push(`${param(sel.offers)}::int = ANY (methods)`);
+    target = `SELECT pay_id FROM payments WHERE ${conditions.join(' AND ')} FOR UPDATE`;
+  } else {
+    if (!IDENT.test(sel.due)) throw new Error(`not a column: ${sel.due}`);
+    target = `SELECT pay_id FROM payments WHERE status = $1 AND ${sel.due} <= $3 ORDER BY ${sel.due} LIMIT ${param(sel.limit)} FOR UPDATE SKIP LOCKED`;
   }
-  params.push(isFinal(to));
   const { rows } = await q.query<PaymentRow>(
-    `WITH ${lock}u AS (
-       UPDATE payments SET ${sets.join(', ')}, event_seq = event_seq + 1 ${target} RETURNING payments.*),
-     e AS (INSERT INTO payment_events (pay_id, seq, status, final, created_at) SELECT pay_id, event_seq, status, $${params.length}, $4 FROM u)
+    `WITH target AS (${target}),
+     u AS (UPDATE payments p SET ${sets.join(', ')} FROM target WHERE p.pay_id = target.pay_id RETURNING p.*),
+     e AS (INSERT INTO payment_events (pay_id, seq, status, final, created_at) SELECT pay_id, event_seq, status, $4, $3 FROM u)
      SELECT * FROM u`,
     params,
   );
+  return rows;
+}
+
+/** moveStatus for one payment: the changed row, or null when it was no longer in `from`. */
+export async function moveOne(q: Queryable, sel: Extract<PaymentSelector, { payId: string }>, to: Status, patch: PaymentPatch, now: Date): Promise<PaymentRow | null> {
+  return (await moveStatus(q, sel, to, patch, now))[0] ?? null;
+}
+
+/** The 3-D Secure challenge the current attempt now waits for (the status stays Processing). */
+export async function recordChallenge(q: Queryable, payId: string, attempt: number, challengeId: string, now: Date): Promise<PaymentRow | null> {
+  const { rows } = await q.query<PaymentRow>(
+    `UPDATE payments SET challenge_id = $3, updated_at = $4 WHERE pay_id = $1 AND status = 'Processing' AND attempts = $2 RETURNING *`,
+    [payId, attempt, challengeId, now],
+  );
   return rows[0] ?? null;
 }
 
-/**
- * Created → Processing for a new attempt with `method`, in one statement that locks the row, when
- * the payment is open, unexpired and offers the method; null otherwise (the caller then looks at
- * why in a transaction of its own).
- */
-export async function startAttempt(q: Queryable, payId: string, method: number, now: Date): Promise<PaymentRow | null> {
-  const { rows } = await q.query<PaymentRow>(
-    `WITH cur AS (
-       SELECT pay_id FROM payments WHERE pay_id = $1 AND status = 'Created' AND expires_at > $3 AND $2 = ANY (methods) FOR UPDATE),
-     u AS (
-       UPDATE payments SET status = 'Processing', attempts = attempts + 1, payment_method = $2, challenge_id = NULL,
-         event_seq = event_seq + 1, updated_at = $3
-       FROM cur WHERE payments.pay_id = cur.pay_id RETURNING payments.*),
-     e AS (INSERT INTO payment_events (pay_id, seq, status, final, created_at) SELECT pay_id, event_seq, status, false, $3 FROM u)
-     SELECT * FROM u`,
-    [payId, method, now],
-    'start_attempt',
-  );
-  return rows[0] ?? null;
+export interface PaymentEvent {
+  seq: number;
+  status: Status;
+  final: boolean;
+  created_at: Date;
+}
+
+export async function selectEvents(q: Queryable, payId: string): Promise<PaymentEvent[]> {
+  const { rows } = await q.query<PaymentEvent>('SELECT seq, status, final, created_at FROM payment_events WHERE pay_id = $1 ORDER BY seq', [payId]);
+  return rows;
 }
 
 /** Payments that have been Processing since before `before` (for the reconciler). */
 export async function selectStuckProcessing(q: Queryable, before: Date, limit: number): Promise<{ pay_id: string; attempts: number }[]> {
   const { rows } = await q.query<{ pay_id: string; attempts: number }>(
-    `SELECT pay_id, attempts FROM payments WHERE status = 'Processing' AND updated_at <= $1 ORDER BY updated_at LIMIT $2`,
+    `SELECT pay_id, attempts FROM payments WHERE status = '${STATUS.processing}' AND updated_at <= $1 ORDER BY updated_at LIMIT $2`,
     [before, limit],
   );
   return rows;
@@ -225,7 +197,7 @@ export async function selectStuckProcessing(q: Queryable, before: Date, limit: n
 /** Payments whose cancel or completion has been processing since before `before`. */
 export async function selectStuckOperations(q: Queryable, before: Date, limit: number): Promise<string[]> {
   const { rows } = await q.query<{ pay_id: string }>(
-    `SELECT pay_id FROM payments WHERE status IN ('CancelPaymentProcessing', 'PaymentCompletionProcessing') AND updated_at <= $1 ORDER BY updated_at LIMIT $2`,
+    `SELECT pay_id FROM payments WHERE status IN ('${STATUS.cancelProcessing}', '${STATUS.completionProcessing}') AND updated_at <= $1 ORDER BY updated_at LIMIT $2`,
     [before, limit],
   );
   return rows.map((r) => r.pay_id);

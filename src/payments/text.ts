@@ -1,4 +1,4 @@
-// Text rules of the create request.
+// Text helpers of the payment rules (pure).
 import { dateFormat } from '../clock.ts';
 
 // Characters that Windows-1252 maps its 0x80–0x9F bytes to (the five undefined bytes are absent).
@@ -18,6 +18,14 @@ export function isAnsiPrintable(text: string): boolean {
   }
   return true;
 }
+
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** C0 and C1 control characters (tab and newline included). */
+export const hasControlCharacter = (text: string) => CONTROL.test(text);
+
+/** No lone UTF-16 surrogates: the text survives UTF-8 storage exactly as given. */
+export const isWellFormedText = (text: string) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
 
 /** Length in user-visible characters (code points), so Georgian text counts one per letter. */
 export function charLength(text: string): number {

@@ -3,7 +3,7 @@
 // merchant. Shared by the crash, outage and multi-process suites.
 import assert from 'node:assert/strict';
 import { TEST_CARDS } from '../acquirer/test-cards.ts';
-import { callbackId } from '../callbacks/dispatcher.ts';
+import { callbackId } from '../callbacks/ids.ts';
 import type { Queryable } from '../store/db.ts';
 import type { Receiver } from '../testing/receiver.ts';
 import type { LoadRecord } from './load.ts';

@@ -165,7 +165,7 @@ export async function createMerchantOver(base: string, adminToken: string): Prom
   const res = await fetch(`${base}/admin/v1/merchants`, {
     method: 'POST',
     headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Reliability Shop', callbackUrlPrefixes: ['http://127.0.0.1'] }),
+    body: JSON.stringify({ name: 'Reliability Shop', callbackUrlPrefixes: ['http://127.0.0.1:*'] }),
   });
   if (res.status !== 201) throw new Error(`merchant: ${res.status} ${await res.text()}`);
   return (await res.json()).credentials;

@@ -1,8 +1,9 @@
 // Sandbox tools (SPEC 15), only mounted in sandbox mode and only for the operator token.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { ERRORS } from '../api/errors.ts';
-import { problem } from '../api/problem.ts';
+import { ERRORS } from '../errors/catalogue.ts';
+import { invalidField } from '../errors/gateway-error.ts';
 import { errorResponses } from '../api/schemas.ts';
 import { adminAuth } from '../admin/auth.ts';
 import type { Services } from '../services.ts';
@@ -14,7 +15,8 @@ export const MAX_ADVANCE_SECONDS = 400 * 86_400;
 
 const ClockView = Type.Object({ now: Type.String(), offsetSeconds: Type.Number() });
 
-export function sandboxRoutes(app: FastifyInstance, s: Services): void {
+export function sandboxRoutes(scope: FastifyInstance, s: Services): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const base = { onRequest: adminAuth(s.config, s.db), config: { operation: 'sandbox' as const } };
   const tags = ['Sandbox'];
   const view = () => ({ now: s.clock.now().toISOString(), offsetSeconds: Math.trunc(s.clock.offset / 1000) });
@@ -40,10 +42,10 @@ export function sandboxRoutes(app: FastifyInstance, s: Services): void {
       },
     },
     async (request) => {
-      const { advanceSeconds } = request.body as { advanceSeconds: number };
+      const { advanceSeconds } = request.body;
       if (advanceSeconds < 1 || advanceSeconds > MAX_ADVANCE_SECONDS) {
         const reason = `must be an integer from 1 to ${MAX_ADVANCE_SECONDS} (the clock only moves forward)`;
-        throw problem(ERRORS.invalidRequest, { detail: `advanceSeconds ${reason}`, invalidParams: [{ name: 'advanceSeconds', reason }] });
+        throw invalidField('advanceSeconds', reason);
       }
       await s.sharedClock.advance(advanceSeconds);
       const expired = await s.sweeper.sweep();

@@ -6,7 +6,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BACKENDS } from '../testing/databases.ts';
-import { ADMIN_TOKEN, MerchantClient, basicPayment, createPaid, startTestGateway, type TestGateway } from '../testing/harness.ts';
+import { ConfigError, loadConfig } from '../config.ts';
+import { createGateway } from '../gateway.ts';
+import { createLogger } from '../logger.ts';
+import { ADMIN_TOKEN, MerchantClient, TEST_ACQUIRER_MODULE, basicPayment, createPaid, startTestGateway, type TestGateway } from '../testing/harness.ts';
+import { openTestDb } from '../testing/databases.ts';
 import { checkNoCardData } from '../reliability/checks.ts';
 
 const csrfOf = (body: string) => /name="csrf" value="([^"]+)"/.exec(body)?.[1] ?? '';
@@ -169,10 +173,42 @@ describe('production mode', () => {
   let t: TestGateway;
   let m: MerchantClient;
   before(async () => {
-    t = await startTestGateway(BACKENDS[0]!, { KARIBCHE_MODE: 'production', KARIBCHE_PUBLIC_URL: 'https://pay.example' });
+    t = await startTestGateway(BACKENDS[0]!, { KARIBCHE_MODE: 'production', KARIBCHE_PUBLIC_URL: 'https://pay.example', KARIBCHE_ACQUIRER_MODULE: TEST_ACQUIRER_MODULE });
     m = await MerchantClient.create(t);
   });
   after(() => t.close());
+
+  it('refuses to start without a real acquirer connector: production never falls back to the simulator', async () => {
+    const db = await openTestDb(BACKENDS[0]!);
+    try {
+      const config = loadConfig({ KARIBCHE_MODE: 'production', KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN, KARIBCHE_DATA_DIR: db.dataDir, LOG_LEVEL: 'silent' });
+      await assert.rejects(createGateway(config, { db: db.db, background: false, log: createLogger('silent') }), (err) => err instanceof ConfigError && /KARIBCHE_ACQUIRER_MODULE/.test(err.message));
+      const broken = loadConfig({ KARIBCHE_MODE: 'production', KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN, KARIBCHE_DATA_DIR: db.dataDir, LOG_LEVEL: 'silent', KARIBCHE_ACQUIRER_MODULE: '/nonexistent/connector.mjs' });
+      await assert.rejects(createGateway(broken, { db: db.db, background: false, log: createLogger('silent') }), (err) => err instanceof ConfigError && /cannot load/.test(err.message));
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it('charges through the configured connector, never the simulator: a sandbox decline card is whatever the real acquirer says', async () => {
+    const { calls } = (await import(TEST_ACQUIRER_MODULE)) as { calls: { op: string; mode: string; last4: string | null }[] };
+    const before = calls.length;
+    // 4000 0000 0000 0002 is declined by the sandbox simulator; the connector here approves everything.
+    const id = (await m.createPayment(basicPayment())).json().payId as string;
+    const page = await t.app.inject({ method: 'GET', url: `/checkout/${id}` });
+    assert.doesNotMatch(page.body, /4111 1111|Sandbox/i, 'no sandbox hints in production');
+    const paid = await t.app.inject({
+      method: 'POST',
+      url: `/checkout/${id}/pay`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookieOf(page) },
+      payload: `method=5&csrf=${encodeURIComponent(csrfOf(page.body))}&number=4000000000000002&expiry=11%2F31&securityCode=123&holder=CARD+HOLDER`,
+    });
+    assert.equal(paid.statusCode, 303);
+    assert.equal((await m.getPayment(id)).json().status, 'Succeeded');
+    assert.deepEqual(calls.slice(before).map((c) => [c.op, c.mode, c.last4]), [['authorise', 'production', '0002']]);
+    const { rows } = await t.gw.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM sim_authorisations');
+    assert.equal(rows[0]!.n, 0, 'the simulator kept no books: it was never asked');
+  });
 
   it('has no sandbox endpoints, even with the admin token', async () => {
     for (const [method, path] of SANDBOX_ENDPOINTS) {

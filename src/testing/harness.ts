@@ -1,6 +1,7 @@
 // In-process gateway for HTTP tests (fastify.inject), on a test database of either backend, with
 // helpers that speak the merchant and operator APIs the way a client would.
 import { after, before } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { Clock } from '../clock.ts';
 import { loadConfig } from '../config.ts';
@@ -10,6 +11,9 @@ import { openPostgres } from '../store/postgres.ts';
 import { openTestDb, type Backend, type TestDb } from './databases.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+
+/** A stand-in for an operator's acquirer connector (src/testing/fixtures/test-acquirer.mjs): production tests load it. */
+export const TEST_ACQUIRER_MODULE = fileURLToPath(new URL('./fixtures/test-acquirer.mjs', import.meta.url));
 
 export interface TestGateway {
   backend: Backend;
@@ -73,7 +77,7 @@ export const EVERYTHING = {
   methods: [4, 5, 7, 8, 9, 14],
   splitEnrolled: true,
   saveCardEnabled: true,
-  callbackUrlPrefixes: ['https://shop.example/callbacks', 'http://127.0.0.1'],
+  callbackUrlPrefixes: ['https://shop.example/callbacks', 'http://127.0.0.1:*'],
 };
 
 export async function createMerchant(t: TestGateway, settings: Record<string, unknown> = {}): Promise<{ merchant: Record<string, unknown>; credentials: Credentials }> {

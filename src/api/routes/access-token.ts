@@ -1,14 +1,16 @@
 // POST /v1/{product}/access-token (SPEC 2).
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { ERRORS } from '../../errors/catalogue.ts';
+import { gatewayError } from '../../errors/gateway-error.ts';
 import { secretMatches } from '../../merchants/credentials.ts';
 import type { Services } from '../../services.ts';
 import type { AuthFailures } from '../auth-failures.ts';
 import { assertActive, merchantFromApiKey } from '../auth.ts';
-import { ERRORS } from '../errors.ts';
-import { problem } from '../problem.ts';
 import { AccessTokenBody, AccessTokenResponse, errorResponses } from '../schemas.ts';
 
-export function accessTokenRoute(app: FastifyInstance, s: Services, failures: AuthFailures, hide: boolean): void {
+export function accessTokenRoute(scope: FastifyInstance, s: Services, failures: AuthFailures, hide: boolean): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/access-token',
     {
@@ -24,18 +26,28 @@ export function accessTokenRoute(app: FastifyInstance, s: Services, failures: Au
     },
     async (request) => {
       const merchant = await merchantFromApiKey(s.merchants, request);
-      const { client_id: clientId, client_secret: secret } = request.body as { client_id?: string; client_secret?: string };
-      await failures.check(clientId, request.ip);
-      const target = clientId && secret ? await s.merchants.byId(clientId) : null;
-      if (!target || !secretMatches(secret!, target.clientSecretHash)) {
-        await failures.record(clientId, request.ip);
-        throw problem(ERRORS.invalidClientCredentials, { detail: 'client_id or client_secret is missing or wrong' });
+      const { client_id: clientId, client_secret: secret } = request.body;
+      if (!clientId || !secret) {
+        await failures.failedWithoutCheck(request.ip);
+        throw gatewayError(ERRORS.invalidClientCredentials, { detail: 'client_id or client_secret is missing or wrong' });
       }
-      if (target.clientId !== merchant.clientId) {
-        throw problem(ERRORS.invalidApiKey, { detail: 'The API key belongs to another merchant than client_id' });
+      // The API key names the merchant: another client_id is refused before any secret is checked,
+      // and counts against the source address only — never against that other merchant.
+      if (clientId !== merchant.clientId) {
+        await failures.failedWithoutCheck(request.ip);
+        if (clientId.length <= 64 && (await s.merchants.byId(clientId))) {
+          throw gatewayError(ERRORS.invalidApiKey, { detail: 'The API key belongs to another merchant than client_id' });
+        }
+        throw gatewayError(ERRORS.invalidClientCredentials, { detail: 'client_id or client_secret is missing or wrong' });
       }
-      assertActive(target);
-      const { token, expiresIn } = await s.tokens.issue(target.clientId, target.secretVersion);
+      const attempt = await failures.reserve(clientId, request.ip);
+      if (!secretMatches(secret, merchant.clientSecretHash)) {
+        await failures.failed(attempt);
+        throw gatewayError(ERRORS.invalidClientCredentials, { detail: 'client_id or client_secret is missing or wrong' });
+      }
+      await failures.succeeded(attempt);
+      assertActive(merchant);
+      const { token, expiresIn } = await s.tokens.issue(merchant.clientId, merchant.secretVersion);
       return { access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn };
     },
   );

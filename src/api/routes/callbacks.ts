@@ -1,15 +1,17 @@
 // The merchant's view of its callbacks: every event with its attempts, and redelivery (SPEC 10).
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { callbackId } from '../../callbacks/dispatcher.ts';
-import { scheduleRedelivery, selectDeliveries } from '../../callbacks/store.ts';
+import { callbackId } from '../../callbacks/ids.ts';
+import { redeliverLatest, type Redelivery } from '../../callbacks/redelivery.ts';
+import { selectDeliveries } from '../../callbacks/store.ts';
+import { ERRORS } from '../../errors/catalogue.ts';
+import { gatewayError } from '../../errors/gateway-error.ts';
 import { isWellFormedId } from '../../payments/ids.ts';
 import { selectPayment } from '../../payments/store.ts';
 import type { Services } from '../../services.ts';
 import { merchantAuth } from '../auth.ts';
-import { ERRORS } from '../errors.ts';
 import { idempotent } from '../idempotency.ts';
-import { problem } from '../problem.ts';
 import { Headers, PayIdParams, PostHeaders, errorResponses } from '../schemas.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
@@ -34,11 +36,12 @@ const Callback = Type.Object({
   attemptLog: Type.Array(Attempt),
 });
 
-export function callbackRoutes(app: FastifyInstance, s: Services, hide: boolean): void {
+export function callbackRoutes(scope: FastifyInstance, s: Services, hide: boolean): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const authenticate = merchantAuth(s.merchants, s.tokens);
   const ownPayment = async (clientId: string, payId: string) => {
     const row = isWellFormedId(payId) ? await selectPayment(s.db, clientId, payId) : null;
-    if (!row) throw problem(ERRORS.paymentNotFound);
+    if (!row) throw gatewayError(ERRORS.paymentNotFound);
     return row;
   };
 
@@ -50,7 +53,7 @@ export function callbackRoutes(app: FastifyInstance, s: Services, hide: boolean)
       schema: { hide, summary: 'List a payment’s callbacks and every delivery attempt', tags: ['Callbacks'], headers: Headers, params: PayIdParams, response: { 200: Type.Object({ payId: Type.String(), callbacks: Type.Array(Callback) }), ...errorResponses } },
     },
     async (request) => {
-      const { payId } = request.params as { payId: string };
+      const { payId } = request.params;
       await ownPayment(request.merchant.clientId, payId);
       const { deliveries, attempts } = await selectDeliveries(s.db, payId);
       return {
@@ -89,13 +92,16 @@ export function callbackRoutes(app: FastifyInstance, s: Services, hide: boolean)
       },
     },
     (request, reply) =>
-      idempotent(s.db, s.clock, request, reply, async () => {
-        const { payId } = request.params as { payId: string };
-        await ownPayment(request.merchant.clientId, payId);
-        const r = await scheduleRedelivery(s.db, payId, s.clock.now());
-        if (!r) throw problem(ERRORS.nothingToRedeliver);
-        s.callbacks.nudge();
-        return { status: 202, body: { callbackId: callbackId(r.event_id), status: r.status } };
-      }),
+      idempotent<Redelivery>(
+        s,
+        request,
+        reply,
+        async (uow) => {
+          const r = await redeliverLatest(s, request.merchant, request.params.payId, uow);
+          s.callbacks.nudge();
+          return r;
+        },
+        (r) => ({ status: 202, body: r }),
+      ),
   );
 }

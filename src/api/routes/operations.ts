@@ -1,30 +1,26 @@
 // Everything a merchant does with a payment after it is paid: cancel (refund / void), completion,
 // saved-card execution and delete (SPEC 7–9).
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { executeSavedCard, resumeExecution, type ExecuteInput } from '../../payments/execute.ts';
-import { parseAmount } from '../../payments/money.ts';
-import { cancelPayment, completePayment } from '../../payments/operations.ts';
-import { deleteSavedCard } from '../../payments/saved-cards.ts';
+import type { PaymentDetails } from '../../payments/details.ts';
+import { deleteSavedCard, type DeletedCard } from '../../payments/delete-saved-card.ts';
+import { executeSavedCard } from '../../payments/execute-saved-card.ts';
+import { cancelPayment, completePayment, type OperationOutcome } from '../../payments/operations.ts';
+import { checkCancelRequest, checkCompletionRequest } from '../../payments/rules/cancel.ts';
 import type { Services } from '../../services.ts';
 import { merchantAuth } from '../auth.ts';
-import { ERRORS } from '../errors.ts';
 import { idempotent } from '../idempotency.ts';
-import { problem } from '../problem.ts';
 import {
   CancelBody, CancelResponse, CompletionBody, CompletionResponse, DeletedResponse, ExecutionBody, Headers, PayIdParams,
   PaymentResponse, PostHeaders, RecIdParams, errorResponses,
 } from '../schemas.ts';
+import { OK, operationView, paymentLinks, paymentView } from '../views.ts';
 
-/** An amount field in minor units, or a 400 naming the field. */
-function amountOf(field: string, value: unknown): number {
-  const p = parseAmount(value);
-  if (!p.ok) throw problem(ERRORS.invalidRequest, { detail: `${field} ${p.reason}`, invalidParams: [{ name: field, reason: p.reason }] });
-  return p.minor;
-}
-
-export function operationRoutes(app: FastifyInstance, s: Services, productPath: string, hide: boolean): void {
+export function operationRoutes(scope: FastifyInstance, s: Services, productPath: string, hide: boolean): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const authenticate = merchantAuth(s.merchants, s.tokens);
   const tags = ['Payments'];
+  const operation = (o: OperationOutcome) => ({ status: 200, body: operationView(o) });
 
   app.post(
     '/payments/:payId/cancel',
@@ -44,20 +40,13 @@ export function operationRoutes(app: FastifyInstance, s: Services, productPath: 
       },
     },
     (request, reply) =>
-      idempotent(s.db, s.clock, request, reply, (scope) => {
-        const body = request.body as { amount?: unknown; extra?: string; extra2?: unknown };
-        return cancelPayment(
-          s,
-          request.merchant.clientId,
-          (request.params as { payId: string }).payId,
-          {
-            amount: body.amount === undefined ? null : amountOf('amount', body.amount),
-            splitIban: body.extra ?? null,
-            splitAmount: body.extra2 === undefined ? null : amountOf('extra2', body.extra2),
-          },
-          scope,
-        );
-      }),
+      idempotent<OperationOutcome>(
+        s,
+        request,
+        reply,
+        (uow) => cancelPayment(s, request.merchant.clientId, request.params.payId, checkCancelRequest(request.body), uow),
+        operation,
+      ),
   );
 
   app.post(
@@ -77,8 +66,12 @@ export function operationRoutes(app: FastifyInstance, s: Services, productPath: 
       },
     },
     (request, reply) =>
-      idempotent(s.db, s.clock, request, reply, (scope) =>
-        completePayment(s, request.merchant.clientId, (request.params as { payId: string }).payId, amountOf('amount', (request.body as { amount: unknown }).amount), scope),
+      idempotent<OperationOutcome>(
+        s,
+        request,
+        reply,
+        (uow) => completePayment(s, request.merchant.clientId, request.params.payId, checkCompletionRequest(request.body), uow),
+        operation,
       ),
   );
 
@@ -98,28 +91,21 @@ export function operationRoutes(app: FastifyInstance, s: Services, productPath: 
       },
     },
     (request, reply) =>
-      idempotent(
-        s.db,
-        s.clock,
+      idempotent<PaymentDetails>(
+        s,
         request,
         reply,
-        (scope) => executeSavedCard(s, request.merchant, request.body as ExecuteInput, productPath, scope),
-        (payId) => resumeExecution(s, request.merchant.clientId, payId, productPath),
+        (uow) => executeSavedCard(s, request.merchant, request.body, uow),
+        (p: PaymentDetails) => ({ status: 200, body: paymentView(p, paymentLinks(s.config.publicUrl, productPath, p.payId)) }),
       ),
   );
 
-  const deleteCard = async (clientId: string, recId: string) => {
-    const ok = /^[0-9a-f]{32}$/.test(recId) && (await deleteSavedCard(s.db, clientId, recId, s.clock.now()));
-    if (!ok) throw problem(ERRORS.cardNotFound);
-    return { status: 200, body: { httpStatusCode: 200, developerMessage: null, userMessage: null } };
-  };
   const deleteSchema = { hide, summary: 'Delete a saved card', description: 'Deleting again is also 200; a deleted card cannot be charged.', tags, params: RecIdParams, response: { 200: DeletedResponse, ...errorResponses } };
-
+  const deleted = () => ({ status: 200, body: OK });
   app.post('/payments/:recId/delete', { onRequest: authenticate, config: { operation: 'delete-card' }, schema: { ...deleteSchema, headers: PostHeaders } }, (request, reply) =>
-    idempotent(s.db, s.clock, request, reply, () => deleteCard(request.merchant.clientId, (request.params as { recId: string }).recId)),
+    idempotent<DeletedCard>(s, request, reply, (uow) => deleteSavedCard(s, request.merchant.clientId, request.params.recId, uow), deleted),
   );
-  app.delete('/payments/:recId', { onRequest: authenticate, config: { operation: 'delete-card' }, schema: { ...deleteSchema, headers: Headers } }, async (request, reply) => {
-    const r = await deleteCard(request.merchant.clientId, (request.params as { recId: string }).recId);
-    return reply.code(r.status).send(r.body);
-  });
+  app.delete('/payments/:recId', { onRequest: authenticate, config: { operation: 'delete-card' }, schema: { ...deleteSchema, headers: Headers } }, (request, reply) =>
+    idempotent<DeletedCard>(s, request, reply, (uow) => deleteSavedCard(s, request.merchant.clientId, request.params.recId, uow), deleted),
+  );
 }

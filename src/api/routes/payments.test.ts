@@ -48,7 +48,7 @@ for (const backend of BACKENDS) {
       const g = got.json();
       assert.equal(g.status, 'Created');
       assert.equal(g.amount, 10.5);
-      assert.equal(g.confirmedAmount, null);
+      assert.equal(g.confirmedAmount, 0);
       assert.equal(g.returnedAmount, 0);
       assert.deepEqual(g.links, p.links);
       for (const k of ['transactionId', 'paymentMethod', 'rrn', 'resultCode', 'preAuthExpiresAt', 'recurringCard', 'paymentCardNumber', 'extra', 'extra2', 'split']) {
@@ -247,17 +247,20 @@ for (const backend of BACKENDS) {
       const body = basicPayment({ amount: { currency: 'GEL', total: 43 } });
       const first = await ctx.m.createPayment(body, { 'Idempotency-Key': 'in-flight' });
       assert.equal(first.statusCode, 200);
-      // Make the key look like another process is still working on it.
+      // Make the key look like another process is still working on it (its lock runs in real time).
       const db = ctx.t.gw.services.db;
-      await db.query(`UPDATE idempotency_keys SET state = 'running', response_status = NULL, response_body = NULL, locked_until = $1 WHERE key = 'in-flight'`, [
-        new Date(ctx.t.clock.nowMs() + 60_000),
-      ]);
+      const hold = (until: number) =>
+        db.query(`UPDATE idempotency_keys SET recovery_point = 'claimed', result = NULL, owner = 'another-process', locked_until = $1 WHERE key = 'in-flight'`, [new Date(until)]);
+      await hold(Date.now() + 60_000);
       const busy = await ctx.m.createPayment(body, { 'Idempotency-Key': 'in-flight' });
       const problem = assertProblem(busy, 409, 'create-payment.409.001');
       assert.ok(problem.detail);
       assert.equal(busy.headers['retry-after'], '1');
-      // The claiming process died: after the claim timeout a retry runs the request.
-      await ctx.t.gw.services.sharedClock.advance(61);
+      // Moving the sandbox clock does not make a live claim look dead: liveness is real time.
+      await ctx.t.gw.services.sharedClock.advance(3600);
+      assertProblem(await ctx.m.createPayment(body, { 'Idempotency-Key': 'in-flight' }), 409, 'create-payment.409.001');
+      // The claiming process died and its lock ran out: a retry takes the key over and runs the request.
+      await hold(Date.now() - 1);
       const retry = await ctx.m.createPayment(body, { 'Idempotency-Key': 'in-flight' });
       assert.equal(retry.statusCode, 200);
       assert.equal(retry.headers['idempotent-replayed'], undefined);

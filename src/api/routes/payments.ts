@@ -1,15 +1,18 @@
 // Merchant payment endpoints: create (SPEC 4) and get (SPEC 5).
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { createPayment } from '../../payments/create.ts';
-import { getPayment } from '../../payments/get.ts';
-import type { CreatePaymentInput } from '../../payments/validation.ts';
+import { createPayment, type CreatedPayment } from '../../payments/create-payment.ts';
+import { getPayment } from '../../payments/get-payment.ts';
 import type { Services } from '../../services.ts';
 import { merchantAuth } from '../auth.ts';
 import { idempotent } from '../idempotency.ts';
 import { CreatePaymentBody, CreatePaymentResponse, Headers, PayIdParams, PaymentResponse, PostHeaders, errorResponses } from '../schemas.ts';
+import { createdView, paymentLinks, paymentView } from '../views.ts';
 
-export function paymentRoutes(app: FastifyInstance, s: Services, productPath: string, hide: boolean): void {
+export function paymentRoutes(scope: FastifyInstance, s: Services, productPath: string, hide: boolean): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const authenticate = merchantAuth(s.merchants, s.tokens);
+  const links = (payId: string) => paymentLinks(s.config.publicUrl, productPath, payId);
 
   app.post(
     '/payments',
@@ -20,7 +23,7 @@ export function paymentRoutes(app: FastifyInstance, s: Services, productPath: st
         hide,
         summary: 'Create a payment',
         description:
-          'Standard or split (merchant enrolled in split and `extra`/`extra2` sent). The customer pays at `links[1].uri` (approval_url).',
+          'Standard or split (merchant enrolled in split and `extra` an IBAN). The customer pays at `links[1].uri` (approval_url).',
         tags: ['Payments'],
         headers: PostHeaders,
         body: CreatePaymentBody,
@@ -28,8 +31,16 @@ export function paymentRoutes(app: FastifyInstance, s: Services, productPath: st
       },
     },
     (request, reply) =>
-      idempotent(s.db, s.clock, request, reply, (scope) =>
-        createPayment(s, request.merchant, request.body as CreatePaymentInput, productPath, scope),
+      idempotent<CreatedPayment>(
+        s,
+        request,
+        reply,
+        async (uow) => {
+          const created = await createPayment(s, request.merchant, request.body, uow);
+          s.metrics.paymentsCreated.inc();
+          return created;
+        },
+        (created) => ({ status: 200, body: createdView(created, links(created.payId)) }),
       ),
   );
 
@@ -47,6 +58,6 @@ export function paymentRoutes(app: FastifyInstance, s: Services, productPath: st
         response: { 200: PaymentResponse, ...errorResponses },
       },
     },
-    (request) => getPayment(s, request.merchant.clientId, (request.params as { payId: string }).payId, productPath),
+    async (request) => paymentView(await getPayment(s, request.merchant.clientId, request.params.payId), links(request.params.payId)),
   );
 }

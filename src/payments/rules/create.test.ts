@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Merchant } from '../merchants/merchant.ts';
-import { validateCreatePayment, type CreatePaymentInput, type RuleContext } from './validation.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { Merchant } from '../../merchants/merchant.ts';
+import { checkCreatePayment, type CreatePaymentInput, type NewPayment } from './create.ts';
+import type { RuleContext } from './policy.ts';
 
 const merchant = {
   clientId: 'kc1',
@@ -33,12 +35,26 @@ const body = (over: Partial<CreatePaymentInput> = {}): CreatePaymentInput => ({
 });
 
 function errorsOf(input: CreatePaymentInput, c = ctx()) {
-  const r = validateCreatePayment(input, c);
-  assert.equal(r.ok, false, 'expected a rejection');
-  return (r as { errors: { field: string; reason: string; rule: { nnn: string } }[] }).errors.map((e) => `${e.field}:${e.rule.nnn}`);
+  try {
+    checkCreatePayment(input, c);
+  } catch (err) {
+    assert.ok(err instanceof GatewayError);
+    return err.fields.map((e) => `${e.field}:${e.rule.nnn}`);
+  }
+  assert.fail('expected a rejection');
 }
 
-describe('validateCreatePayment', () => {
+type Checked = { ok: true; payment: NewPayment } | { ok: false };
+function validateCreatePayment(input: CreatePaymentInput, c: RuleContext): Checked {
+  try {
+    return { ok: true, payment: checkCreatePayment(input, c) };
+  } catch (err) {
+    if (err instanceof GatewayError) return { ok: false };
+    throw err;
+  }
+}
+
+describe('checkCreatePayment', () => {
   it('computes the total from subtotal + tax + shipping when it is omitted', () => {
     const r = validateCreatePayment(body({ amount: { currency: 'gel', subtotal: '10.10', tax: 2.2, shipping: '0.7' } }), ctx());
     assert.ok(r.ok);
@@ -83,7 +99,7 @@ describe('validateCreatePayment', () => {
     assert.deepEqual(errorsOf(body({ amount: { currency: 'GEL', total: '0.51' }, methods: [8], installmentProducts: products })), ['installmentProducts:015']);
     assert.deepEqual(errorsOf(body({ methods: [8] })), ['installmentProducts:015']);
     assert.deepEqual(errorsOf(body({ methods: [8], installmentProducts: [{ price: 0, quantity: 0 }] })), [
-      'installmentProducts[0].price:001',
+      'installmentProducts[0].price:010',
       'installmentProducts[0].quantity:001',
     ]);
     // Default methods with products that match: installment is offered.
@@ -101,7 +117,14 @@ describe('validateCreatePayment', () => {
     assert.deepEqual(errorsOf(body({ extra: iban, extra2: '10.01' })), ['extra2:021']); // > total
     assert.deepEqual(errorsOf(body({ extra: iban, extra2: '0' })), ['extra2:021']);
     assert.deepEqual(errorsOf(body({ extra: iban })), ['extra2:023']);
-    assert.deepEqual(errorsOf(body({ extra2: '1' })), ['extra:023']);
+    assert.deepEqual(errorsOf(body({ extra: 'ge60 kb00 0000 0101 9049 17' })), ['extra2:023']); // an IBAN written with spaces
+    // Only an IBAN-shaped extra makes a split payment: free text, an empty string (which SDKs always
+    // send) or extra2 alone stay standard for an enrolled merchant.
+    for (const standard of [{ extra2: '1' }, { extra: '' }, { extra: '', extra2: '' }, { extra: 'Invoice 42', extra2: 'anything' }]) {
+      const r = validateCreatePayment(body(standard), ctx());
+      assert.ok(r.ok && r.payment.split === null, JSON.stringify(standard));
+    }
+    assert.deepEqual(errorsOf(body({ extra: 'ქართ' })), ['extra:001']);
     assert.deepEqual(errorsOf(body({ extra: 'GE61KB0000000101904917', extra2: '1' })), ['extra:019']);
     assert.deepEqual(errorsOf(body({ extra: 'GE64TB0000000101904917', extra2: '1' })), ['extra:020']);
     assert.deepEqual(errorsOf(body({ extra: iban, extra2: '1', amount: { currency: 'USD', total: 10 } })), ['amount.currency:022']);
@@ -149,6 +172,7 @@ describe('validateCreatePayment', () => {
     assert.deepEqual(errorsOf(body({ amount: { currency: 'GEL', total: '100.01' } }), ctx({ testMode: true })), ['amount.total:024']);
     assert.ok(validateCreatePayment(body({ amount: { currency: 'GEL', total: '100.00' } }), ctx({ testMode: true })).ok);
     assert.deepEqual(errorsOf(body({ callbackUrl: 'https://evil.example/cb' })), ['callbackUrl:016']);
+    assert.ok(validateCreatePayment(body({ callbackUrl: 'https://shop.example/cb/orders?id=1' }), ctx()).ok);
     assert.deepEqual(errorsOf(body({ amount: { currency: 'USD', total: 1 }, saveCard: true }), ctx({ methods: [4, 9] })), ['methods:014']);
   });
 
@@ -157,5 +181,33 @@ describe('validateCreatePayment', () => {
     const ok = validateCreatePayment(body({ saveCard: true, saveCardToDate: '1126' }), ctx());
     assert.ok(ok.ok && ok.payment.saveCardToDate === '1126' && !ok.payment.methods.includes(4));
     assert.deepEqual(errorsOf(body({ saveCard: true, methods: [9] })), ['methods[0]:013']);
+  });
+
+  it('allows saveCard only with methods that yield a card that can be saved (card, Google Pay)', () => {
+    for (const m of [4, 7, 8, 9]) assert.deepEqual(errorsOf(body({ saveCard: true, methods: [m], installmentProducts: [{ price: 10, quantity: 1 }] })), ['methods[0]:013'], `method ${m}`);
+    for (const m of [5, 14]) assert.ok(validateCreatePayment(body({ saveCard: true, methods: [m] }), ctx()).ok, `method ${m}`);
+    const dflt = validateCreatePayment(body({ saveCard: true }), ctx());
+    assert.ok(dflt.ok);
+    assert.deepEqual(dflt.payment.methods, [5, 14]);
+  });
+
+  it('matches callbackUrl against the registered addresses as parsed URLs, not string prefixes', () => {
+    const c = ctx({ callbackUrlPrefixes: ['http://localhost', 'http://127.0.0.1:3000', 'https://shop.example/cb'] });
+    for (const ok of ['http://localhost/cb', 'http://localhost:80/x', 'http://127.0.0.1:3000/', 'https://shop.example/cb', 'https://shop.example/cb/', 'https://shop.example/cb/a?b=c', 'HTTPS://SHOP.EXAMPLE/cb/x']) {
+      assert.ok(validateCreatePayment(body({ callbackUrl: ok }), c).ok, ok);
+    }
+    for (const bad of [
+      'http://localhost.attacker.example/cb', // a longer host
+      'http://127.0.0.1:3000@127.0.0.1:4000/x', // userinfo hiding the real port
+      'http://user:pw@localhost/cb', // any userinfo
+      'http://127.0.0.1:30001/cb', // another port sharing the prefix
+      'http://127.0.0.1/cb', // the default port is another port
+      'https://localhost/cb', // another scheme
+      'https://shop.example/cbx', // not on a segment boundary
+      'https://shop.example/cb/../admin', // dot segments resolved first
+      'https://shop.example/other',
+    ]) {
+      assert.deepEqual(errorsOf(body({ callbackUrl: bad }), c), bad.includes('@') ? ['callbackUrl:001'] : ['callbackUrl:016'], bad);
+    }
   });
 });

@@ -7,6 +7,7 @@ export const BANK_USERS: Readonly<Record<string, { password: string; outcome: 'a
 };
 
 export function bankLogin(username: string, password: string) {
-  const user = BANK_USERS[username.trim().toLowerCase()];
+  const name = username.trim().toLowerCase();
+  const user = Object.hasOwn(BANK_USERS, name) ? BANK_USERS[name] : undefined;
   return user && user.password === password ? user : null;
 }

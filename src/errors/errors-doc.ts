@@ -1,5 +1,5 @@
 // The Markdown form of the error catalogue (docs/ERRORS.md).
-import { catalogue, type Operation } from './errors.ts';
+import { catalogue, type Operation } from './catalogue.ts';
 
 export function errorsMarkdown(): string {
   const rows = catalogue();
@@ -7,7 +7,7 @@ export function errorsMarkdown(): string {
   const out = [
     '# Karibche error catalogue',
     '',
-    'Generated from `src/api/errors.ts` by `npm run docs:errors`; the gateway serves the same list at `/docs/errors`.',
+    'Generated from `src/errors/catalogue.ts` by `npm run docs:errors`; the gateway serves the same list at `/docs/errors`.',
     '',
     'Every error is problem JSON (`Content-Type: application/problem+json`):',
     '',

@@ -1,5 +1,6 @@
-// The payment state machine of SPEC 6 as data. Operations consult it; the SQL refuses any move
-// from a status other than the one the operation locked and checked.
+// The payment state machine of SPEC 6, declared once. The database holds the same table
+// (payment_transitions, migration 006) and refuses any other move; a test keeps the two equal.
+// moveStatus() in store.ts is the only code that changes a status, and it checks here first.
 
 export const STATUS = {
   created: 'Created',
@@ -16,6 +17,8 @@ export const STATUS = {
 
 export type Status = (typeof STATUS)[keyof typeof STATUS];
 
+export const STATUSES: readonly Status[] = Object.values(STATUS);
+
 /** Entering one of these produces one callback event. */
 export const FINAL_STATUSES: ReadonlySet<Status> = new Set<Status>([
   STATUS.succeeded,
@@ -31,6 +34,7 @@ export const TRANSITIONS: Readonly<Record<Status, readonly Status[]>> = {
   // Declined with attempts left goes back to Created (the last resultCode is kept).
   Processing: [STATUS.succeeded, STATUS.waitingConfirm, STATUS.failed, STATUS.created],
   WaitingConfirm: [STATUS.completionProcessing, STATUS.cancelProcessing, STATUS.returned],
+  // A refused completion or cancel goes back to where it came from.
   PaymentCompletionProcessing: [STATUS.succeeded, STATUS.waitingConfirm],
   CancelPaymentProcessing: [STATUS.returned, STATUS.partialReturned, STATUS.succeeded, STATUS.waitingConfirm],
   Succeeded: [STATUS.cancelProcessing],
@@ -44,6 +48,14 @@ export function canTransition(from: Status, to: Status): boolean {
   return TRANSITIONS[from].includes(to);
 }
 
+/** A move the state machine does not declare is a programming error, never a client's. */
+export function assertTransition(from: Status, to: Status): void {
+  if (!canTransition(from, to)) throw new Error(`undeclared payment transition ${from} -> ${to}`);
+}
+
 export function isFinal(status: Status): boolean {
   return FINAL_STATUSES.has(status);
 }
+
+/** Statuses in which an operation (a customer's attempt, a cancel, a completion) is under way. */
+export const IN_PROGRESS: ReadonlySet<Status> = new Set<Status>([STATUS.processing, STATUS.cancelProcessing, STATUS.completionProcessing]);

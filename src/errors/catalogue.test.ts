@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { errorsMarkdown } from './errors-doc.ts';
-import { ERRORS, OPERATIONS, catalogue } from './errors.ts';
+import { ERRORS, OPERATIONS, catalogue } from './catalogue.ts';
 
 describe('error catalogue', () => {
   it('gives every (operation, status, nnn) one meaning', () => {

@@ -1,0 +1,22 @@
+// What the payment use cases need from the process: the database, business time, the acquirer, the
+// rules' configuration and a log. No HTTP, no framework.
+import type { Logger } from 'pino';
+import type { Acquirer } from '../acquirer/acquirer.ts';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { Merchant } from '../merchants/merchant.ts';
+import type { Db } from '../store/db.ts';
+import type { RuleContext } from './rules/policy.ts';
+
+export interface PaymentDeps {
+  db: Db;
+  clock: Clock;
+  acquirer: Acquirer;
+  log: Logger;
+  config: Pick<Config, 'maxAmountMinor' | 'bankCode' | 'timeZone' | 'maxAttempts' | 'operationWaitMs' | 'reconcileAfterSeconds'>;
+}
+
+/** The context a request's rules are checked in: the merchant, the policy's configuration, now. */
+export function ruleContext(s: Pick<PaymentDeps, 'clock' | 'config'>, merchant: Merchant): RuleContext {
+  return { merchant, maxAmountMinor: s.config.maxAmountMinor, bankCode: s.config.bankCode, now: s.clock.now(), timeZone: s.config.timeZone };
+}

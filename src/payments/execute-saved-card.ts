@@ -1,0 +1,66 @@
+// Charge a saved card (SPEC 9): synchronous through the acquirer, method 11, one attempt. Phases:
+// the payment is created (recovery point `created`), its attempt is committed as Processing
+// (`acquirer_called`), the acquirer answers through the one approval path, and the payment as it
+// then is becomes the request's stored answer (`finished`). A retry with the same key after a crash
+// resumes where the first request stopped instead of charging the card again.
+import type { UnitOfWork } from '../idempotency/unit-of-work.ts';
+import type { Merchant } from '../merchants/merchant.ts';
+import { beginAttempt, continueAttempt, reconcileAttempt } from './attempt.ts';
+import { ruleContext, type PaymentDeps } from './deps.ts';
+import { paymentDetails, type PaymentDetails } from './details.ts';
+import { isWellFormedId, newPayId } from './ids.ts';
+import { METHOD } from './methods.ts';
+import { checkCardUsable, checkExecution, executionSplit, type ExecutionInput } from './rules/execution.ts';
+import { POLICY } from './rules/policy.ts';
+import { selectSavedCard } from './saved-cards.ts';
+import { STATUS } from './state-machine.ts';
+import { insertPayment, selectPayment, type InsertPayment } from './store.ts';
+
+type Deps = Pick<PaymentDeps, 'db' | 'clock' | 'acquirer' | 'config' | 'log'>;
+
+export async function executeSavedCard(s: Deps, merchant: Merchant, input: ExecutionInput, uow: UnitOfWork<PaymentDetails>): Promise<PaymentDetails> {
+  if (uow.resume) return resume(s, merchant, uow, uow.resume.payId);
+  const ctx = ruleContext(s, merchant);
+  const checked = checkExecution(input, ctx);
+  const card = checkCardUsable(isWellFormedId(input.recId) ? await selectSavedCard(s.db, input.recId) : null, ctx);
+  const shared = executionSplit(card, checked.amount);
+  const payId = newPayId();
+  const row: InsertPayment = {
+    payId,
+    clientId: merchant.clientId,
+    recId: null,
+    charge: { recId: card.rec_id, initiator: checked.initiator },
+    now: ctx.now,
+    expiresAt: new Date(ctx.now.getTime() + POLICY.expirationMinutesDefault * 60_000),
+    payment: {
+      currency: checked.currency, amount: checked.amount, subtotal: null, tax: null, shipping: null, returnUrl: null, callbackUrl: null,
+      extra: shared?.extra ?? checked.extra, extra2: shared?.extra2 ?? checked.extra2, split: shared?.split ?? null, userIp: null,
+      expirationMinutes: POLICY.expirationMinutesDefault, methods: [METHOD.savedCard], installmentProducts: null, preAuth: checked.preAuth,
+      language: 'KA', merchantPaymentId: checked.merchantPaymentId, skipInfoMessage: false, saveCard: false, saveCardToDate: null, description: null,
+    },
+  };
+  await uow.reach('created', payId, (q) => insertPayment(q, row));
+  return charge(s, merchant, uow, payId, card.card_token);
+}
+
+/** Starts the payment's one attempt with the card's token, and answers the payment as it then is. */
+async function charge(s: Deps, merchant: Merchant, uow: UnitOfWork<PaymentDetails>, payId: string, cardToken: string): Promise<PaymentDetails> {
+  const started = await uow.reach('acquirer_called', payId, (q) => beginAttempt(q, payId, METHOD.savedCard, s.clock.now()));
+  await continueAttempt(s, started, { method: METHOD.savedCard, cardToken });
+  return answer(s, merchant, uow, payId);
+}
+
+const answer = (s: Deps, merchant: Merchant, uow: UnitOfWork<PaymentDetails>, payId: string) =>
+  uow.finish(async (q) => paymentDetails(q, (await selectPayment(q, merchant.clientId, payId))!));
+
+/** The first request with this key died: continue its charge from where it stopped. */
+async function resume(s: Deps, merchant: Merchant, uow: UnitOfWork<PaymentDetails>, payId: string): Promise<PaymentDetails> {
+  const payment = await selectPayment(s.db, merchant.clientId, payId);
+  if (payment?.status === STATUS.created && uow.resume?.point === 'created') {
+    const card = payment.charged_rec_id ? await selectSavedCard(s.db, payment.charged_rec_id) : null;
+    if (card) return charge(s, merchant, uow, payId, card.card_token);
+  }
+  // Its attempt may have reached the acquirer: ask it what happened (nothing is charged twice).
+  if (payment?.status === STATUS.processing) await reconcileAttempt(s, payId, payment.attempts);
+  return answer(s, merchant, uow, payId);
+}

@@ -1,0 +1,20 @@
+// Get payment (SPEC 5). A Created payment whose time is up is expired on the spot, so what the
+// merchant reads is always true even between two sweeps.
+import { ERRORS } from '../errors/catalogue.ts';
+import { gatewayError } from '../errors/gateway-error.ts';
+import type { PaymentDeps } from './deps.ts';
+import { paymentDetails, type PaymentDetails } from './details.ts';
+import { expireOne } from './expiry.ts';
+import { isWellFormedId } from './ids.ts';
+import { STATUS } from './state-machine.ts';
+import { selectPayment } from './store.ts';
+
+export async function getPayment(s: Pick<PaymentDeps, 'db' | 'clock'>, clientId: string, payId: string): Promise<PaymentDetails> {
+  let row = isWellFormedId(payId) ? await selectPayment(s.db, clientId, payId) : null;
+  if (!row) throw gatewayError(ERRORS.paymentNotFound);
+  if (row.status === STATUS.created && row.expires_at.getTime() <= s.clock.nowMs()) {
+    await expireOne(s.db, payId, s.clock.now());
+    row = (await selectPayment(s.db, clientId, payId))!;
+  }
+  return paymentDetails(s.db, row);
+}

@@ -1,0 +1,79 @@
+// Small validators of single values, shared by every request that carries such a value. Each adds
+// its violation to the request's Violations (so all of a request's problems are reported at once)
+// and returns the checked value, or null when it is not usable.
+import { ERRORS } from '../../errors/catalogue.ts';
+import type { Violations } from '../../errors/gateway-error.ts';
+import type { Merchant } from '../../merchants/merchant.ts';
+import { CURRENCIES } from '../methods.ts';
+import { parseAmount } from '../money.ts';
+import { charLength, hasControlCharacter, isAnsiPrintable, isHttpUrl, isMonthInPast, isWellFormedText, parseMmYy } from '../text.ts';
+import { POLICY } from './policy.ts';
+
+/** A currency code (any case) the merchant has enabled; the upper-case code, or null. */
+export function currency(v: Violations, field: string, raw: string, merchant: Merchant): string | null {
+  const code = raw.toUpperCase();
+  if (!(CURRENCIES as readonly string[]).includes(code)) v.add(field, `must be one of ${CURRENCIES.join(', ')}`);
+  else if (!merchant.currencies.includes(code)) v.add(field, `${code} is not enabled for this merchant`, ERRORS.currencyNotEnabled);
+  else return code;
+  return null;
+}
+
+/** A decimal amount (number or string, at most two decimals) in minor units, at least `min`. */
+export function amount(v: Violations, field: string, raw: unknown, opts: { min: 0 | 1; max: number; minReason?: string }): number | null {
+  const p = parseAmount(raw);
+  if (!p.ok) v.add(field, p.reason);
+  else if (p.minor < opts.min) v.add(field, opts.minReason ?? 'must be greater than 0', ERRORS.amountOutOfRange);
+  else if (p.minor > opts.max) v.add(field, 'is above the maximum amount', ERRORS.amountOutOfRange);
+  else return p.minor;
+  return null;
+}
+
+/** What a merchant may charge in one payment: the test-mode limit while in test mode. */
+export function chargeLimit(v: Violations, field: string, minor: number, merchant: Merchant): boolean {
+  if (merchant.testMode && minor > merchant.testAmountLimit) {
+    v.add(field, 'is above the test-mode limit of this merchant', ERRORS.testModeLimit);
+    return false;
+  }
+  return true;
+}
+
+/** "ANSI symbols only" text the bank prints on statements (extra, extra2): Windows-1252, ≤ max. */
+export function ansiText(v: Violations, field: string, value: string, max: number): string | null {
+  if (!isAnsiPrintable(value)) v.add(field, 'must contain only printable ANSI (Windows-1252) characters');
+  else if (charLength(value) > max) v.add(field, `must be at most ${max} characters`);
+  else return value;
+  return null;
+}
+
+/** Free text in any script (description, merchantPaymentId, names): no control characters, no
+ * lone surrogates, at most `max` characters. */
+export function plainText(v: Violations, field: string, value: string, max: number): string | null {
+  if (!isWellFormedText(value)) v.add(field, 'must be valid Unicode text (no lone surrogates)');
+  else if (hasControlCharacter(value)) v.add(field, 'must not contain control characters');
+  else if (charLength(value) > max) v.add(field, `must be at most ${max} characters`);
+  else return value;
+  return null;
+}
+
+/** An absolute http(s) URL. */
+export function httpUrl(v: Violations, field: string, value: string): string | null {
+  if (value.length > POLICY.urlMaxLength || !isWellFormedText(value) || !isHttpUrl(value)) v.add(field, 'must be an absolute http(s) URL');
+  else return value;
+  return null;
+}
+
+/** MMYY, month 01–12, not before the current month in the time zone. */
+export function futureMonth(v: Violations, field: string, value: string, now: Date, timeZone: string, pastRule = ERRORS.invalidRequest): string | null {
+  const ym = parseMmYy(value);
+  if (!ym) v.add(field, 'must be MMYY with a month from 01 to 12');
+  else if (isMonthInPast(ym, now, timeZone)) v.add(field, 'must not be in the past', pastRule);
+  else return value;
+  return null;
+}
+
+/** One of a few words, any case; the canonical (upper- or lower-case) word. */
+export function oneOf<T extends string>(v: Violations, field: string, value: string, allowed: readonly T[]): T | null {
+  const hit = allowed.find((a) => a.toLowerCase() === value.toLowerCase());
+  if (hit === undefined) v.add(field, `must be ${allowed.slice(0, -1).join(', ')}${allowed.length > 1 ? ' or ' : ''}${allowed.at(-1)}`);
+  return hit ?? null;
+}
