@@ -57,7 +57,7 @@ for (const backend of BACKENDS) {
       assert.equal(got.headers['x-callback-sequence'], '2');
       const sig = String(got.headers['x-callback-signature']);
       assert.match(sig, /^t=\d+,v1=[0-9a-f]{64}$/);
-      assert.ok(verify(ctx.m.credentials.callbackSecret, sig, got.body, 300, ctx.t.clock.nowMs() / 1000));
+      assert.ok(verify(ctx.m.credentials.callbackSecret, sig, got.body, 300));
       assert.ok(!verify('whsec_wrong', sig, got.body));
       assert.ok(!verify(ctx.m.credentials.callbackSecret, sig, got.body.replace(id, 'x')));
       const [cb] = await log(id);
@@ -65,6 +65,55 @@ for (const backend of BACKENDS) {
       assert.equal(cb.paymentStatus, 'Succeeded');
       assert.equal(cb.callbackId, got.headers['x-callback-id']);
       assert.deepEqual(cb.attemptLog.map((a: any) => [a.attempt, a.httpStatus, a.response]), [[1, 200, 'ok']]);
+    });
+
+    it('signs with real time even after the sandbox clock moved hours ahead, so the README recipe accepts it', async () => {
+      rx.answers = [200];
+      await advance(6 * 3600);
+      const before = rx.received.length;
+      const id = await payWith({ callbackUrl: rx.url });
+      await drain();
+      assert.equal(rx.received.length, before + 1);
+      const got = rx.received.at(-1)!;
+      assert.equal(got.body, JSON.stringify({ PaymentId: id }));
+      const sig = String(got.headers['x-callback-signature']);
+      const t = Number(/t=(\d+)/.exec(sig)![1]);
+      assert.ok(Math.abs(t - Date.now() / 1000) < 60, `t=${t} is real time, not the sandbox clock (${ctx.t.clock.now().toISOString()})`);
+      assert.ok(verify(ctx.m.credentials.callbackSecret, sig, got.body, 300), 'verified with a 5-minute tolerance against real time');
+    });
+
+    it('sends callbacks only under registered addresses matched as parsed URLs: create, default URL, test callback and redelivery alike', async () => {
+      rx.answers = [200];
+      const port = rx.port;
+      const home = `http://127.0.0.1:${port}/callbacks`;
+      const m = await MerchantClient.create(ctx.t, { callbackUrlPrefixes: [home, 'http://localhost'] });
+      const code = async (res: { statusCode: number; json(): any }) => [res.statusCode, res.json().systemCode];
+      // String prefixes of a registered address that lead elsewhere.
+      for (const [url, expected] of [
+        ['http://localhost.attacker.example/cb', 'create-payment.400.016'],
+        [`http://127.0.0.1:${port}@127.0.0.1:${port + 1}/callbacks`, 'create-payment.400.001'],
+        [`http://127.0.0.1:${port}/callbacksx`, 'create-payment.400.016'],
+        [`http://127.0.0.1:${port + 1}/callbacks`, 'create-payment.400.016'],
+      ] as const) {
+        assert.deepEqual(await code(await m.createPayment(basicPayment({ callbackUrl: url }))), [400, expected], url);
+      }
+      const clientId = m.credentials.clientId;
+      assert.deepEqual(await code(await ctx.t.admin('PATCH', `/admin/v1/merchants/${clientId}`, { defaultCallbackUrl: 'http://localhost.attacker.example/cb' })), [400, 'admin.400.016']);
+      assert.deepEqual(await code(await ctx.t.admin('POST', '/sandbox/v1/callbacks/test', { clientId, url: 'http://localhost.attacker.example/cb' })), [400, 'sandbox.400.016']);
+      assert.equal((await ctx.t.admin('PATCH', `/admin/v1/merchants/${clientId}`, { defaultCallbackUrl: `${home}/default` })).statusCode, 200);
+
+      // Redelivery resolves the URL again: once the address is removed, nothing goes there.
+      const id = (await m.createPayment(basicPayment({ callbackUrl: `${home}/orders?id=7` }))).json().payId;
+      await ctx.t.admin('POST', `/sandbox/v1/payments/${id}/simulate`, { card: '4111111111111111' });
+      await drain();
+      assert.equal(rx.received.at(-1)!.path, '/callbacks/orders?id=7');
+      const before = rx.received.length;
+      assert.equal((await ctx.t.admin('PATCH', `/admin/v1/merchants/${clientId}`, { callbackUrlPrefixes: ['http://localhost'], defaultCallbackUrl: null })).statusCode, 200);
+      const re = await m.post(`/v1/gateway/payments/${id}/callbacks/redeliver`, {});
+      assert.equal(re.statusCode, 202, re.body);
+      assert.equal(re.json().status, 'undeliverable');
+      await drain();
+      assert.equal(rx.received.length, before, 'nothing sent to the removed address');
     });
 
     it('retries after a 500 on the schedule and then delivers', async () => {

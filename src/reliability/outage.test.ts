@@ -104,7 +104,7 @@ if (BACKENDS.includes('postgres')) {
           await checkExactlyOnce(db, load.record);
           // The keys of requests that failed during the outage were released when it ended (else
           // every retry with them would be answered 409 until their claims timed out, 60 s later).
-          const { rows: held } = await db.query(`SELECT key, pay_id, created_at, locked_until FROM idempotency_keys WHERE state = 'running'`);
+          const { rows: held } = await db.query(`SELECT key, recovery_point, pay_id, created_at, locked_until FROM idempotency_keys WHERE recovery_point <> 'finished'`);
           assert.deepEqual(held, [], `idempotency keys still claimed after the outage (down ${new Date(down).toISOString()}, up ${new Date(up).toISOString()})`);
           console.log(
             `[outage] database down ${OUTAGE_MS} ms under load; ${probes.length} probes during it (all 503 after ${1_000} ms, slowest ${slowest} ms); ready ${readyAfter} ms after the database returned; load ${load.record.requests} requests ${JSON.stringify(load.record.outcomes)}, creates acknowledged ${beforeOutage} before / ${load.record.creates.length} in all; ${load.record.refunds.length} refunds; ${callbacks} final events all delivered`,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { BACKENDS } from '../../testing/databases.ts';
-import { MerchantClient, accessToken, basicPayment, createMerchant, startTestGateway, type Credentials, type TestGateway } from '../../testing/harness.ts';
+import { MerchantClient, accessToken, basicPayment, createMerchant, secondGateway, startTestGateway, type Credentials, type TestGateway } from '../../testing/harness.ts';
 
 for (const backend of BACKENDS) {
   describe(`authentication [${backend}]`, () => {
@@ -81,6 +81,19 @@ for (const backend of BACKENDS) {
       assert.equal((await tokenRequest(c.apiKey, { client_id: c.clientId, client_secret: c.clientSecret })).statusCode, 200);
       a.token = await accessToken(t.app, a.credentials);
       b.token = await accessToken(t.app, b.credentials);
+    });
+
+    it("never locks a merchant out through another merchant's API key: a key/client mismatch is 401 and counts against the address only", async () => {
+      const { credentials: victim } = await createMerchant(t);
+      for (let i = 0; i < 12; i++) {
+        const res = await tokenRequest(a.credentials.apiKey, { client_id: victim.clientId, client_secret: `wrong-${i}` });
+        assert.equal(res.statusCode, 401, res.body);
+        assert.equal(res.json().systemCode, 'access-token.401.001');
+      }
+      const own = await tokenRequest(victim.apiKey, { client_id: victim.clientId, client_secret: victim.clientSecret });
+      assert.equal(own.statusCode, 200, own.body);
+      const { rows } = await t.gw.services.db.query<{ key: string; failures: number }>('SELECT key, failures FROM auth_failures WHERE key = $1', [`cid:${victim.clientId}`]);
+      assert.deepEqual(rows.map((r) => r.failures), [0], 'nothing counted against the victim');
     });
 
     const call = (headers: Record<string, string>) =>
@@ -194,6 +207,42 @@ for (const backend of BACKENDS) {
       assert.equal(tr.json().systemCode, 'access-token.403.001');
       await t.admin('PATCH', `/admin/v1/merchants/${credentials.clientId}`, { status: 'active' });
       assert.equal((await call({ apikey: credentials.apiKey, authorization: `Bearer ${tok}` })).statusCode, 200);
+    });
+  });
+}
+
+// Parallel guesses must never check more secrets than the limit, however they spread over the
+// gateway's processes: each attempt reserves its place in one counting statement first.
+for (const backend of BACKENDS) {
+  describe(`brute-force limit under concurrency [${backend}]`, () => {
+    it('checks at most the limit of 60 parallel wrong secrets for one client_id, across processes', { timeout: 60_000 }, async () => {
+      const t = await startTestGateway(backend, { KARIBCHE_AUTH_FAILURE_LIMIT: '10' });
+      const second = backend === 'postgres' ? await secondGateway(t, { KARIBCHE_AUTH_FAILURE_LIMIT: '10' }) : null;
+      try {
+        const { credentials: c } = await createMerchant(t);
+        const apps = second ? [t.app, second.app] : [t.app];
+        const results = await Promise.all(
+          Array.from({ length: 60 }, (_, i) =>
+            apps[i % apps.length]!.inject({
+              method: 'POST',
+              url: '/v1/gateway/access-token',
+              headers: { apikey: c.apiKey, 'content-type': 'application/json' },
+              payload: { client_id: c.clientId, client_secret: `guess-${i}` },
+            }),
+          ),
+        );
+        const codes = results.map((r) => r.statusCode);
+        assert.equal(codes.filter((c) => c === 400).length, 10, `secrets checked: ${JSON.stringify(codes)}`);
+        assert.equal(codes.filter((c) => c === 429).length, 50);
+        const { rows } = await t.gw.services.db.query<{ failures: number; pending: number }>('SELECT failures, pending FROM auth_failures WHERE key = $1', [`cid:${c.clientId}`]);
+        assert.deepEqual(rows, [{ failures: 10, pending: 0 }]);
+      } finally {
+        if (second) {
+          await second.close();
+          await second.services.db.close();
+        }
+        await t.close();
+      }
     });
   });
 }
