@@ -4,10 +4,11 @@
 import { randomInt } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { maskCardNumber, toMmYy } from '../payments/card.ts';
+import { yearMonthIn } from '../payments/text.ts';
 import { randomHex } from '../payments/ids.ts';
 import type { Db } from '../store/db.ts';
 import { DEFAULT_BLOCK_DAYS, type Acquirer, type AcquirerResult, type AuthoriseRequest, type OperationAnswer } from './acquirer.ts';
-import { CHALLENGE_CODE, behaviourOf, type Behaviour } from './test-cards.ts';
+import { CHALLENGE_CODE, WALLET_CARD, WALLET_METHODS, behaviourOf, type Behaviour } from './test-cards.ts';
 
 /** A challenge the cardholder leaves unanswered this long is declined. */
 export const CHALLENGE_TIMEOUT_MS = 10 * 60_000;
@@ -63,6 +64,12 @@ export class SimulatorAcquirer implements Acquirer {
       return this.record(req, 'declined', 'decline_general', { result_code: req.declineCode ?? 'decline_general' });
     } else {
       behaviour = 'approve';
+      // A wallet pays with the card in the customer's device: its mask and expiry come back like a
+      // card's (and it can be tokenised for saveCard when the wallet allows it).
+      if (WALLET_METHODS.has(req.method)) {
+        mask = maskCardNumber(WALLET_CARD);
+        expiry = toMmYy({ month: 12, year: yearMonthIn(this.clock.now(), 'UTC').year + 3 });
+      }
     }
     const card = { card_mask: mask, card_expiry: expiry };
 
@@ -79,7 +86,7 @@ export class SimulatorAcquirer implements Acquirer {
       return this.record(req, 'declined', behaviour, { ...card, result_code: behaviour });
     }
     let token: string | null = null;
-    if (req.tokenise && req.card) {
+    if (req.tokenise && mask && expiry) {
       token = `simtok_${randomHex(16)}`;
       await this.db.query('INSERT INTO sim_card_tokens (token, behaviour, card_mask, card_expiry, created_at) VALUES ($1, $2, $3, $4, $5)', [
         token,

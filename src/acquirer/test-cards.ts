@@ -35,3 +35,7 @@ export const behaviourOf = (number: string): Behaviour => TEST_CARDS[number] ?? 
 
 /** The 3-D Secure code that passes the sandbox challenge. */
 export const CHALLENGE_CODE = '1234';
+
+/** The card in the simulated Apple Pay / Google Pay wallet (its number is never stored, only its mask). */
+export const WALLET_CARD = '4242424242424242';
+export const WALLET_METHODS: ReadonlySet<number> = new Set([9, 14]);

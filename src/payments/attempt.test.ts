@@ -203,6 +203,21 @@ for (const backend of BACKENDS) {
       assert.equal((await get(declined)).recurringCard, null);
     });
 
+    it('saves the card of a Google Pay approval like a card payment’s, and charges it later', async () => {
+      const id = await create({ saveCard: true, methods: [14] });
+      const p = (await simulate(id, { method: 14, outcome: 'approve' })).json();
+      assert.deepEqual([p.status, p.paymentMethod, p.paymentCardNumber], ['Succeeded', 14, '424242******4242']);
+      const g = await get(id);
+      assert.ok(g.recurringCard, 'the wallet card was saved');
+      assert.equal(g.recurringCard.cardMask, '424242******4242');
+      const charged = await ctx.m.post('/v1/gateway/payments/execution', { recId: g.recurringCard.recId, money: { amount: '2.50', currency: 'GEL' } });
+      assert.equal(charged.statusCode, 200, charged.body);
+      assert.deepEqual([charged.json().status, charged.json().paymentMethod, charged.json().confirmedAmount], ['Succeeded', 11, 2.5]);
+      // Apple Pay yields a card for the payment (its mask) but cannot save it: refused with saveCard.
+      const apple = await ctx.m.createPayment(basicPayment({ saveCard: true, methods: [9] }));
+      assert.equal(apple.json().systemCode, 'create-payment.400.013');
+    });
+
     it('keeps no full card number or security code anywhere in the database', async () => {
       await noCardDataIn(ctx.t);
     });
