@@ -56,6 +56,3 @@ export function assertTransition(from: Status, to: Status): void {
 export function isFinal(status: Status): boolean {
   return FINAL_STATUSES.has(status);
 }
-
-/** Statuses in which an operation (a customer's attempt, a cancel, a completion) is under way. */
-export const IN_PROGRESS: ReadonlySet<Status> = new Set<Status>([STATUS.processing, STATUS.cancelProcessing, STATUS.completionProcessing]);
