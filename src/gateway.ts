@@ -18,9 +18,11 @@ import { migrate } from './store/migrate.ts';
 import { openDatabase } from './store/open.ts';
 import type { Acquirer } from './acquirer/acquirer.ts';
 import { loadAcquirer } from './acquirer/connector.ts';
+import { instrumentAcquirer } from './acquirer/instrumented.ts';
 import { SimulatorAcquirer } from './acquirer/simulator.ts';
 import { startBackground } from './background.ts';
 import { CallbackDispatcher } from './callbacks/dispatcher.ts';
+import { selectCallbackBacklog } from './callbacks/store.ts';
 import { sharedSecret } from './store/secrets.ts';
 
 export interface GatewayOptions {
@@ -61,10 +63,13 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     await tokens.start();
     const bootstrap = config.mode === 'sandbox' ? await bootstrapSandbox(db, config, clock) : null;
     const metrics = new Metrics();
-    const sweeper = new ExpirySweeper(db, clock, log, (n) => metrics.paymentsExpired.inc(n));
-    const acquirer =
+    metrics.watchCallbackBacklog(() => selectCallbackBacklog(db, clock.now()));
+    const sweeper = new ExpirySweeper(db, clock, { log, metrics });
+    const acquirer = instrumentAcquirer(
       opts.acquirer ??
-      (config.acquirerModule ? await loadAcquirer(config.acquirerModule, { mode: config.mode, log }) : new SimulatorAcquirer(db, clock, config.simLatencyMs));
+        (config.acquirerModule ? await loadAcquirer(config.acquirerModule, { mode: config.mode, log }) : new SimulatorAcquirer(db, clock, config.simLatencyMs)),
+      metrics,
+    );
     const checkoutSecret = await sharedSecret(db, 'checkout_secret');
     const callbacks = new CallbackDispatcher({ db, clock, config, merchants, metrics, log });
     const services: Services = { config, db, clock, sharedClock, merchants, tokens, sweeper, metrics, log, acquirer, checkoutSecret, callbacks };

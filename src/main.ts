@@ -9,14 +9,23 @@ import { createGateway } from './gateway.ts';
 
 const SHUTDOWN_LIMIT_MS = 15_000;
 
-function banner(config: Config, database: string, b: BootstrapResult | null, workers: number): void {
+/**
+ * The human banner goes to stderr, so that stdout is the JSON log stream alone (a log shipper reads
+ * it unmixed); the same facts, without secrets, are also one log line.
+ */
+function banner(config: Config, database: string, b: BootstrapResult | null, workers: number, log?: { info(o: object, msg: string): void }): void {
   const lines = ['', `Karibche ${config.mode} gateway on ${config.publicUrl} (database: ${database}, workers: ${workers})`, `  API reference  ${config.publicUrl}/docs`];
   if (b?.adminTokenFile) lines.push(`  admin token    ${b.adminTokenFile}`);
   if (b?.demo) {
     lines.push(`  demo merchant  ${b.demoFile}${b.demoCreated ? ' (created now)' : ''}`);
     lines.push(JSON.stringify({ credentials: b.demo }, null, 2));
   }
-  process.stdout.write(`${lines.join('\n')}\n\n`);
+  try {
+    process.stderr.write(`${lines.join('\n')}\n\n`);
+  } catch {
+    // A terminal that went away must not stop the gateway.
+  }
+  log?.info({ event: 'gateway.started', mode: config.mode, url: config.publicUrl, database, workers, demoMerchant: b?.demo?.clientId ?? null }, 'gateway started');
 }
 
 /** One gateway in this process; in a cluster it reports to the primary instead of printing. */
@@ -43,7 +52,7 @@ async function runGateway(config: Config): Promise<void> {
   if (cluster.isWorker) process.on('disconnect', () => void stop('primary exited'));
   await gw.app.listen({ port: config.port, host: config.host });
   if (cluster.isWorker) process.send!({ type: 'ready', bootstrap: gw.bootstrap });
-  else banner(config, gw.services.db.kind, gw.bootstrap, 1);
+  else banner(config, gw.services.db.kind, gw.bootstrap, 1, log);
 }
 
 async function runPrimary(config: Config): Promise<void> {

@@ -1,4 +1,5 @@
 // The long-lived pieces one gateway process shares between its HTTP routes and background work.
+import type { FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import type { Acquirer } from './acquirer/acquirer.ts';
 import type { TokenService } from './api/tokens.ts';
@@ -26,3 +27,10 @@ export interface Services {
   checkoutSecret: Buffer;
   log: Logger;
 }
+
+/** The services as one request sees them: its own log, so every line carries the request id. */
+export const forRequest = (s: Services, request: { log: FastifyBaseLogger }): Services => ({
+  ...s,
+  // Fastify was given our pino logger (app.ts): a request's log is that logger's child.
+  log: request.log as unknown as Logger,
+});

@@ -11,6 +11,7 @@ import { gatewayError } from '../errors/gateway-error.ts';
 import { randomHex } from '../payments/ids.ts';
 import { claimKey, releaseKey, selectKey, takeOverKey, type KeyId } from '../idempotency/store.ts';
 import { KEY_LOCK_MS, keyed, unkeyed, type UnitOfWork } from '../idempotency/unit-of-work.ts';
+import type { Metrics } from '../ops/metrics.ts';
 import type { Db } from '../store/db.ts';
 import { operationOf } from './problem.ts';
 
@@ -30,7 +31,7 @@ export interface IdempotencyDeps {
   db: Db;
   clock: Clock;
   /** Counts requests answered 409 or 422 because of their key. */
-  onConflict?: (kind: 'in_progress' | 'mismatch') => void;
+  metrics?: Pick<Metrics, 'idempotencyConflicts'>;
 }
 
 /** Stable JSON (sorted keys), so the same body written in another order is the same request. */
@@ -94,7 +95,7 @@ export async function idempotent<R>(
 
   const row = await selectKey(s.db, id);
   if (row && row.request_hash !== hash) {
-    s.onConflict?.('mismatch');
+    s.metrics?.idempotencyConflicts.inc({ kind: 'mismatch' });
     throw gatewayError(ERRORS.idempotencyMismatch, { detail: 'This Idempotency-Key was already used for a different request' });
   }
   if (row?.recovery_point === 'finished') {
@@ -105,7 +106,7 @@ export async function idempotent<R>(
   // A request still holds the key; if it is dead (its lock ran out), take the key over and resume.
   const taken = row ? await takeOverKey(s.db, id, owner, new Date(), new Date(Date.now() + KEY_LOCK_MS)) : null;
   if (!taken) {
-    s.onConflict?.('in_progress');
+    s.metrics?.idempotencyConflicts.inc({ kind: 'in_progress' });
     throw gatewayError(ERRORS.idempotencyInProgress, { retryAfterSeconds: 1 });
   }
   const resume = taken.recovery_point === 'claimed' || taken.pay_id === null ? null : { point: taken.recovery_point as 'created' | 'acquirer_called', payId: taken.pay_id };

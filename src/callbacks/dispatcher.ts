@@ -136,6 +136,11 @@ export class CallbackDispatcher {
     });
     this.s.metrics.callbackAttempts.inc({ outcome: delivered ? 'delivered' : status === 'failed' ? 'failed' : 'retry' });
     if (delivered) this.s.metrics.callbackLatency.observe(Math.max(0, clock.nowMs() - c.created_at.getTime()) / 1000);
-    if (!delivered) this.s.log.info({ payId: c.pay_id, attempt: c.attempts, httpStatus: result.httpStatus, error: result.error, next: status }, 'callback not delivered');
+    if (!delivered) {
+      this.s.log.warn(
+        { event: 'callback.failed', payId: c.pay_id, clientId: c.client_id, callbackId: callbackId(c.event_id), url: c.url, attempt: c.attempts, httpStatus: result.httpStatus, error: result.error, next: status },
+        'callback not delivered',
+      );
+    }
   }
 }

@@ -14,7 +14,7 @@ import type { PaymentRow } from '../payments/row.ts';
 import { selectPaymentById } from '../payments/store.ts';
 import { isFinal, STATUS } from '../payments/state-machine.ts';
 import { yearMonthIn } from '../payments/text.ts';
-import type { Services } from '../services.ts';
+import { forRequest, type Services } from '../services.ts';
 import { isUnavailable } from '../store/db.ts';
 import { CSRF_COOKIE, csrfToken, csrfValid, newCsrfCookie, qrToken } from './csrf.ts';
 import { trusted } from './html.ts';
@@ -205,7 +205,7 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
       return render(request, reply.code(400), payment, merchant, lang, 7, { loginFailed: true });
     }
     try {
-      const row = await attemptPayment(s, payId, checked.details);
+      const row = await attemptPayment(forRequest(s, request), payId, checked.details);
       if (row.status === STATUS.processing && row.challenge_id) return reply.redirect(`/checkout/${payId}/3ds${lang ? `?lang=${lang.toLowerCase()}` : ''}`, 303);
       return after(reply, row, lang, method);
     } catch (err) {
@@ -226,7 +226,7 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
     const { payment } = await load(payId);
     checkCsrf(request, payId, form);
     if (payment.status !== STATUS.processing || !payment.challenge_id) return after(reply, payment, lang);
-    const row = await answerChallenge(s, payment, (form.code ?? '').trim());
+    const row = await answerChallenge(forRequest(s, request), payment, (form.code ?? '').trim());
     return after(reply, row, lang, 5);
   });
 
@@ -249,7 +249,7 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
     checkCsrf(request, payment.pay_id, form);
     let row = payment;
     try {
-      row = await attemptPayment(s, payment.pay_id, { method: 4, outcome: form.outcome === 'approve' ? 'approve' : 'decline' });
+      row = await attemptPayment(forRequest(s, request), payment.pay_id, { method: 4, outcome: form.outcome === 'approve' ? 'approve' : 'decline' });
     } catch (err) {
       if (!(err instanceof GatewayError && err.def === ERRORS.notPayable)) throw err;
     }

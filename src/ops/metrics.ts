@@ -1,5 +1,7 @@
-// Prometheus metrics. One registry per gateway instance (tests run several in one process).
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+// Prometheus metrics. One registry per gateway instance (tests run several in one process). Every
+// process counts what it did itself; Prometheus sums the processes. Gauges read from the database
+// (the callback backlog) are computed when scraped.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export class Metrics {
   readonly registry = new Registry();
@@ -12,6 +14,31 @@ export class Metrics {
   });
   readonly paymentsCreated = new Counter({ name: 'karibche_payments_created_total', help: 'Payments created', registers: [this.registry] });
   readonly paymentsExpired = new Counter({ name: 'karibche_payments_expired_total', help: 'Payments expired by the sweeper', registers: [this.registry] });
+  readonly paymentStatusChanges = new Counter({
+    name: 'karibche_payment_status_changes_total',
+    help: 'Payment status changes by the status entered, the payment method and the resultCode',
+    labelNames: ['to', 'method', 'result_code'],
+    registers: [this.registry],
+  });
+  readonly operations = new Counter({
+    name: 'karibche_payment_operations_total',
+    help: 'Refunds, voids and completions by kind and outcome (done, refused, no_answer)',
+    labelNames: ['kind', 'outcome'],
+    registers: [this.registry],
+  });
+  readonly acquirerCalls = new Histogram({
+    name: 'karibche_acquirer_call_duration_seconds',
+    help: 'Acquirer calls by call and outcome (approved, declined, challenge, pending, ok, refused, no_answer, error)',
+    labelNames: ['call', 'outcome'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly idempotencyConflicts = new Counter({
+    name: 'karibche_idempotency_conflicts_total',
+    help: 'Requests answered 409 (the key is in use) or 422 (the key was used for another request)',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
   readonly callbackAttempts = new Counter({ name: 'karibche_callback_attempts_total', help: 'Callback attempts by outcome', labelNames: ['outcome'], registers: [this.registry] });
   readonly callbackLatency = new Histogram({
     name: 'karibche_callback_delivery_seconds',
@@ -22,5 +49,30 @@ export class Metrics {
 
   constructor(defaults = true) {
     if (defaults) collectDefaultMetrics({ register: this.registry, prefix: 'karibche_' });
+  }
+
+  /**
+   * The callback backlog, read from the database at each scrape: deliveries pending (due or
+   * waiting for their retry), failing (pending after at least one failed attempt), given up, and
+   * the age of the oldest undelivered one.
+   */
+  watchCallbackBacklog(read: () => Promise<{ pending: number; failing: number; failed: number; undeliverable: number; oldestSeconds: number }>): void {
+    let last: Promise<Awaited<ReturnType<typeof read>>> | null = null;
+    // One query per scrape for the four gauges.
+    const snapshot = () => (last ??= read().finally(() => setTimeout(() => (last = null), 0)));
+    const gauge = (name: string, help: string, pick: (b: Awaited<ReturnType<typeof read>>) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        async collect() {
+          this.set(pick(await snapshot()));
+        },
+      });
+    gauge('karibche_callbacks_pending', 'Callbacks not delivered yet and still being tried', (b) => b.pending);
+    gauge('karibche_callbacks_failing', 'Pending callbacks whose last attempt failed', (b) => b.failing);
+    gauge('karibche_callbacks_failed', 'Callbacks given up after 3 days of retries', (b) => b.failed);
+    gauge('karibche_callbacks_undeliverable', 'Callbacks with no URL to go to', (b) => b.undeliverable);
+    gauge('karibche_callbacks_oldest_pending_seconds', 'Age of the oldest callback still pending', (b) => b.oldestSeconds);
   }
 }

@@ -133,7 +133,7 @@ for (const backend of BACKENDS) {
       const id = await create();
       const s = ctx.t.gw.services;
       // What a gateway that died right after committing Processing leaves behind.
-      await beginAttempt(s.db, id, 5, s.clock.now());
+      await beginAttempt(s, s.db, id, 5, s.clock.now());
       await s.sharedClock.advance(61);
       await reconcile(s);
       const p = await get(id);

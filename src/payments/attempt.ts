@@ -11,14 +11,14 @@ import type { PaymentDeps } from './deps.ts';
 import { METHOD, methodName, savesCard } from './methods.ts';
 import type { PaymentRow } from './row.ts';
 import { STATUS } from './state-machine.ts';
-import { lockPayment, moveOne, plus, recordChallenge, selectPaymentById } from './store.ts';
+import { lockPayment, moveOne, plus, recordChallenge, selectPaymentById, type StatusWitness } from './store.ts';
 
 export type AttemptDetails =
   | { method: 5; card: CardDetails }
   | { method: 11; cardToken: string }
   | { method: 4 | 7 | 8 | 9 | 14; outcome: 'approve' | 'decline'; declineCode?: string };
 
-type Deps = Pick<PaymentDeps, 'db' | 'clock' | 'acquirer' | 'config' | 'log'>;
+type Deps = Pick<PaymentDeps, 'db' | 'clock' | 'acquirer' | 'config' | 'log' | 'metrics'>;
 
 /** The acquirer's reference of an attempt: unique per payment and attempt, asked again by status(). */
 export const attemptReference = (payId: string, attempt: number) => `${payId}.${attempt}`;
@@ -28,13 +28,13 @@ export const attemptReference = (payId: string, attempt: number) => `${payId}.${
  * payment is open, unexpired and offers the method. Otherwise says why (expiring it on the way when
  * its time is up): payment not found, not payable now, or method not offered.
  */
-export async function beginAttempt(q: Queryable, payId: string, method: number, now: Date): Promise<PaymentRow> {
-  const started = await moveOne(q, { payId, from: STATUS.created, openAt: now, offers: method }, STATUS.processing, { attempts: plus(1), payment_method: method, challenge_id: null }, now);
+export async function beginAttempt(s: StatusWitness, q: Queryable, payId: string, method: number, now: Date): Promise<PaymentRow> {
+  const started = await moveOne(q, { payId, from: STATUS.created, openAt: now, offers: method }, STATUS.processing, { attempts: plus(1), payment_method: method, challenge_id: null }, now, s);
   if (started) return started;
   const row = await lockPayment(q, payId);
   if (!row) throw gatewayError(ERRORS.paymentNotFound);
   if (row.status === STATUS.created && row.expires_at.getTime() <= now.getTime()) {
-    await moveOne(q, { payId, from: STATUS.created, expiredAt: now }, STATUS.expired, {}, now);
+    await moveOne(q, { payId, from: STATUS.created, expiredAt: now }, STATUS.expired, {}, now, s);
     throw gatewayError(ERRORS.notPayable, { detail: 'The payment has expired' });
   }
   if (row.status !== STATUS.created) throw gatewayError(ERRORS.notPayable, { detail: `The payment is ${row.status}` });
@@ -66,18 +66,18 @@ export async function settle(s: Deps, payId: string, attempt: number, result: Ac
     const row = known ?? (await selectPaymentById(s.db, payId));
     // A saved-card charge has no customer to try again: its one decline is final.
     const limit = row?.payment_method === METHOD.savedCard ? 1 : s.config.maxAttempts;
-    changed = await moveOne(s.db, current, attempt >= limit ? STATUS.failed : STATUS.created, { result_code: result.resultCode, challenge_id: null }, now);
+    changed = await moveOne(s.db, current, attempt >= limit ? STATUS.failed : STATUS.created, { result_code: result.resultCode, challenge_id: null }, now, s);
   } else if (result.outcome === 'approved') {
     const row = known ?? (await selectPaymentById(s.db, payId));
     if (row) {
       const { to, patch } = approval(row, result, now);
       changed = savesCardOnApproval(row)
         ? await s.db.tx(async (q) => {
-            const approved = await moveOne(q, current, to, patch, now);
+            const approved = await moveOne(q, current, to, patch, now, s);
             if (approved) await keepCard(q, approved, result, now, s.log);
             return approved;
           })
-        : await moveOne(s.db, current, to, patch, now);
+        : await moveOne(s.db, current, to, patch, now, s);
     }
   }
   return changed ?? (await selectPaymentById(s.db, payId))!;
@@ -108,7 +108,7 @@ export async function continueAttempt(s: Deps, started: PaymentRow, details: Att
 
 /** The customer pays with one method; returns the payment after the acquirer's answer. */
 export async function attemptPayment(s: Deps, payId: string, details: AttemptDetails): Promise<PaymentRow> {
-  const started = await beginAttempt(s.db, payId, details.method, s.clock.now());
+  const started = await beginAttempt(s, s.db, payId, details.method, s.clock.now());
   return continueAttempt(s, started, details);
 }
 

@@ -5,6 +5,7 @@ import type { Acquirer } from '../acquirer/acquirer.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Merchant } from '../merchants/merchant.ts';
+import type { Metrics } from '../ops/metrics.ts';
 import type { Db } from '../store/db.ts';
 import type { RuleContext } from './rules/policy.ts';
 
@@ -12,7 +13,9 @@ export interface PaymentDeps {
   db: Db;
   clock: Clock;
   acquirer: Acquirer;
+  /** The request's own log when there is a request (its id on every line), else the process's. */
   log: Logger;
+  metrics?: Metrics;
   config: Pick<Config, 'maxAmountMinor' | 'bankCode' | 'timeZone' | 'maxAttempts' | 'operationWaitMs' | 'reconcileAfterSeconds'>;
 }
 

@@ -16,7 +16,7 @@ import { selectSavedCard } from './saved-cards.ts';
 import { STATUS } from './state-machine.ts';
 import { insertPayment, selectPayment, type InsertPayment } from './store.ts';
 
-type Deps = Pick<PaymentDeps, 'db' | 'clock' | 'acquirer' | 'config' | 'log'>;
+type Deps = Pick<PaymentDeps, 'db' | 'clock' | 'acquirer' | 'config' | 'log' | 'metrics'>;
 
 export async function executeSavedCard(s: Deps, merchant: Merchant, input: ExecutionInput, uow: UnitOfWork<PaymentDetails>): Promise<PaymentDetails> {
   if (uow.resume) return resume(s, merchant, uow, uow.resume.payId);
@@ -45,7 +45,7 @@ export async function executeSavedCard(s: Deps, merchant: Merchant, input: Execu
 
 /** Starts the payment's one attempt with the card's token, and answers the payment as it then is. */
 async function charge(s: Deps, merchant: Merchant, uow: UnitOfWork<PaymentDetails>, payId: string, cardToken: string): Promise<PaymentDetails> {
-  const started = await uow.reach('acquirer_called', payId, (q) => beginAttempt(q, payId, METHOD.savedCard, s.clock.now()));
+  const started = await uow.reach('acquirer_called', payId, (q) => beginAttempt(s, q, payId, METHOD.savedCard, s.clock.now()));
   await continueAttempt(s, started, { method: METHOD.savedCard, cardToken });
   return answer(s, merchant, uow, payId);
 }

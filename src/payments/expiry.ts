@@ -2,17 +2,17 @@
 // pre-authorisation past its block window goes back to the customer (Returned). The sweeper runs in
 // every process; SKIP LOCKED lets several share the work without moving a payment twice, and
 // get-payment expires a due payment on the spot, so what a merchant reads is always true.
-import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
+import type { Metrics } from '../ops/metrics.ts';
 import type { Queryable } from '../store/db.ts';
 import { STATUS } from './state-machine.ts';
-import { columnValue, moveOne, moveStatus } from './store.ts';
+import { columnValue, moveOne, moveStatus, type StatusWitness } from './store.ts';
 
 const BATCH = 500;
 
 /** Expires one payment if it is still Created and due; true when it did. */
-export async function expireOne(q: Queryable, payId: string, now: Date): Promise<boolean> {
-  return (await moveOne(q, { payId, from: STATUS.created, expiredAt: now }, STATUS.expired, {}, now)) !== null;
+export async function expireOne(q: Queryable, payId: string, now: Date, w: StatusWitness): Promise<boolean> {
+  return (await moveOne(q, { payId, from: STATUS.created, expiredAt: now }, STATUS.expired, {}, now, w)) !== null;
 }
 
 /** Everything authorised goes back: the block is released in full. */
@@ -24,8 +24,7 @@ export class ExpirySweeper {
   constructor(
     private readonly db: Queryable,
     private readonly clock: Clock,
-    private readonly log: Logger,
-    private readonly onExpired: (count: number) => void = () => {},
+    private readonly w: StatusWitness & { metrics?: Pick<Metrics, 'paymentStatusChanges' | 'paymentsExpired'> },
   ) {}
 
   /**
@@ -41,18 +40,18 @@ export class ExpirySweeper {
   private async run(): Promise<number> {
     let total = 0;
     for (;;) {
-      const expired = await moveStatus(this.db, { due: 'expires_at', from: STATUS.created, limit: BATCH }, STATUS.expired, {}, this.clock.now());
+      const expired = await moveStatus(this.db, { due: 'expires_at', from: STATUS.created, limit: BATCH }, STATUS.expired, {}, this.clock.now(), this.w);
       total += expired.length;
       if (expired.length < BATCH) break;
     }
     for (;;) {
-      const released = await moveStatus(this.db, { due: 'pre_auth_expires_at', from: STATUS.waitingConfirm, limit: BATCH }, STATUS.returned, RELEASE_ALL, this.clock.now());
-      if (released.length) this.log.info({ released: released.length }, 'released expired pre-authorisation blocks');
+      const released = await moveStatus(this.db, { due: 'pre_auth_expires_at', from: STATUS.waitingConfirm, limit: BATCH }, STATUS.returned, RELEASE_ALL, this.clock.now(), this.w);
+      if (released.length) this.w.log.info({ released: released.length }, 'released expired pre-authorisation blocks');
       if (released.length < BATCH) break;
     }
     if (total > 0) {
-      this.log.info({ expired: total }, 'expired payments');
-      this.onExpired(total);
+      this.w.log.info({ expired: total }, 'expired payments');
+      this.w.metrics?.paymentsExpired.inc(total);
     }
     return total;
   }

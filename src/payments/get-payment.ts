@@ -9,11 +9,11 @@ import { isWellFormedId } from './ids.ts';
 import { STATUS } from './state-machine.ts';
 import { selectPayment } from './store.ts';
 
-export async function getPayment(s: Pick<PaymentDeps, 'db' | 'clock'>, clientId: string, payId: string): Promise<PaymentDetails> {
+export async function getPayment(s: Pick<PaymentDeps, 'db' | 'clock' | 'log' | 'metrics'>, clientId: string, payId: string): Promise<PaymentDetails> {
   let row = isWellFormedId(payId) ? await selectPayment(s.db, clientId, payId) : null;
   if (!row) throw gatewayError(ERRORS.paymentNotFound);
   if (row.status === STATUS.created && row.expires_at.getTime() <= s.clock.nowMs()) {
-    await expireOne(s.db, payId, s.clock.now());
+    await expireOne(s.db, payId, s.clock.now(), s);
     row = (await selectPayment(s.db, clientId, payId))!;
   }
   return paymentDetails(s.db, row);

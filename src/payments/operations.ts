@@ -19,7 +19,7 @@ import { activateSavedCard } from './saved-cards.ts';
 import { STATUS, type Status } from './state-machine.ts';
 import { lockPayment, moveOne, plus, selectPaymentById } from './store.ts';
 
-type Deps = Pick<PaymentDeps, 'db' | 'clock' | 'acquirer' | 'config' | 'log'>;
+type Deps = Pick<PaymentDeps, 'db' | 'clock' | 'acquirer' | 'config' | 'log' | 'metrics'>;
 
 export type OperationKind = 'refund' | 'void' | 'capture';
 
@@ -101,7 +101,7 @@ async function callAcquirer(s: Deps, row: PaymentRow, op: OperationRow): Promise
   } catch (err) {
     if (!(err instanceof AcquirerNoAnswer)) throw err;
     // No answer: the payment stays …Processing and the reconciler repeats the call (idempotent per reference).
-    s.log.warn({ err, payId: row.pay_id, op: op.kind }, 'acquirer did not answer an operation');
+    report(s, op, 'no_answer', row);
     return null;
   }
 }
@@ -131,7 +131,7 @@ async function applyAccepted(s: Deps, q: Queryable, payId: string, opId: number)
   let updated: PaymentRow;
   if (op.kind === 'capture') {
     // The rest of the block is released by the capture itself; the payment now holds what was captured.
-    updated = (await moveOne(q, { payId, from: row.status }, STATUS.succeeded, { confirmed_amount: op.amount }, now))!;
+    updated = (await moveOne(q, { payId, from: row.status }, STATUS.succeeded, { confirmed_amount: op.amount }, now, s))!;
     if (row.rec_id) await activateSavedCard(q, row.rec_id, now);
   } else {
     const returned = row.returned_amount + op.amount;
@@ -139,10 +139,19 @@ async function applyAccepted(s: Deps, q: Queryable, payId: string, opId: number)
     updated = (await moveOne(q, { payId, from: row.status }, returned >= held ? STATUS.returned : STATUS.partialReturned, {
       returned_amount: returned,
       ...(row.split_iban ? { split_returned_amount: plus(op.split_amount ?? 0) } : {}),
-    }, now))!;
+    }, now, s))!;
   }
   await q.query(`UPDATE payment_operations SET status = 'done', updated_at = $2 WHERE id = $1`, [op.id, now]);
+  report(s, op, 'done', updated);
   return outcomeOf(op, updated);
+}
+
+/** Every refund, void and completion in the log and the metrics, whatever its outcome. */
+function report(s: Deps, op: OperationRow, outcome: 'done' | 'refused' | 'no_answer', p?: PaymentRow, resultCode?: string): void {
+  s.metrics?.operations.inc({ kind: op.kind, outcome });
+  const fields = { event: 'payment.operation', payId: op.pay_id, kind: op.kind, amount: op.amount, splitAmount: op.split_amount, outcome, status: p?.status, resultCode };
+  if (outcome === 'done') s.log.info(fields, `${op.kind} done`);
+  else s.log.warn(fields, `${op.kind} ${outcome === 'refused' ? 'refused by the acquirer' : 'not answered by the acquirer'}`);
 }
 
 /** Applies a refusal: the operation is refused and the payment goes back to where it was. */
@@ -152,7 +161,8 @@ async function applyRefused(s: Deps, q: Queryable, payId: string, opId: number, 
   if (op.status !== 'processing' || !OPERATING.has(row.status)) return false;
   const now = s.clock.now();
   await q.query(`UPDATE payment_operations SET status = 'refused', result_code = $2, updated_at = $3 WHERE id = $1`, [op.id, resultCode, now]);
-  await moveOne(q, { payId, from: row.status }, op.prev_status, { result_code: resultCode }, now);
+  const back = await moveOne(q, { payId, from: row.status }, op.prev_status, { result_code: resultCode }, now, s);
+  report(s, op, 'refused', back ?? undefined, resultCode);
   return true;
 }
 
@@ -191,7 +201,7 @@ async function runOperation(
     const now = s.clock.now();
     const p = await plan(q, row, now);
     const op = await insertOperation(q, row, p.kind, p.amount, p.splitAmount, businessDay(now, s.config.timeZone), now);
-    const moved = (await moveOne(q, { payId, from: row.status }, processing, {}, now))!;
+    const moved = (await moveOne(q, { payId, from: row.status }, processing, {}, now, s))!;
     return { row: moved, op };
   });
   return conclude(s, payId, op, row, uow);

@@ -39,9 +39,9 @@ for (const backend of BACKENDS) {
       const id = await created();
       const now = ctx.t.clock.now();
       assert.equal(canTransition(STATUS.created, STATUS.succeeded), false);
-      await assert.rejects(moveOne(db(), { payId: id, from: STATUS.created }, STATUS.succeeded, {}, now), /undeclared payment transition/);
-      assert.equal(await moveOne(db(), { payId: id, from: STATUS.processing }, STATUS.failed, {}, now), null, 'a stale view changes nothing');
-      const moved = await moveOne(db(), { payId: id, from: STATUS.created }, STATUS.expired, {}, now);
+      await assert.rejects(moveOne(db(), { payId: id, from: STATUS.created }, STATUS.succeeded, {}, now, ctx.t.gw.services), /undeclared payment transition/);
+      assert.equal(await moveOne(db(), { payId: id, from: STATUS.processing }, STATUS.failed, {}, now, ctx.t.gw.services), null, 'a stale view changes nothing');
+      const moved = await moveOne(db(), { payId: id, from: STATUS.created }, STATUS.expired, {}, now, ctx.t.gw.services);
       assert.equal(moved?.status, 'Expired');
       const { rows } = await db().query<{ seq: number; status: string; final: boolean }>('SELECT seq, status, final FROM payment_events WHERE pay_id = $1', [id]);
       assert.deepEqual(rows, [{ seq: 1, status: 'Expired', final: true }]);

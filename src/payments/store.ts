@@ -1,6 +1,8 @@
 // SQL for payments: one function per database operation. moveStatus() is the one path that changes
 // a payment's status: it checks the state machine, and writes the payment_events row in the same
 // statement, so the outbox can never miss or invent a change (the database checks both again).
+import type { Logger } from 'pino';
+import type { Metrics } from '../ops/metrics.ts';
 import type { Queryable } from '../store/db.ts';
 import type { PaymentRow } from './row.ts';
 import { STATUS, assertTransition, isFinal, type Status } from './state-machine.ts';
@@ -114,13 +116,27 @@ export type PaymentSelector =
 
 const IDENT = /^[a-z_]+$/;
 
+/** Who records a status change besides the database: the log (with the request id, when there is a
+ * request) and the metrics. */
+export interface StatusWitness {
+  log: Logger;
+  metrics?: Pick<Metrics, 'paymentStatusChanges'>;
+}
+
+function witness(w: StatusWitness, rows: PaymentRow[], from: Status): void {
+  for (const r of rows) {
+    w.log.info({ event: 'payment.status', payId: r.pay_id, clientId: r.client_id, from, to: r.status, method: r.payment_method, resultCode: r.result_code }, 'payment status changed');
+    w.metrics?.paymentStatusChanges.inc({ to: r.status, method: String(r.payment_method ?? 'none'), result_code: r.result_code ?? 'none' });
+  }
+}
+
 /**
  * Moves the selected payments from `from` to `to`, sets `patch`, and appends each one's event —
- * one statement that takes the row locks itself (a caller already holding the lock loses nothing).
- * Returns the changed rows: none when the payment was no longer in `from` (the caller's view was
- * stale), so concurrent movers never both win.
+ * one statement that takes the row locks itself (a caller already holding the lock loses nothing)
+ * — and tells the witness. Returns the changed rows: none when the payment was no longer in `from`
+ * (the caller's view was stale), so concurrent movers never both win.
  */
-export async function moveStatus(q: Queryable, sel: PaymentSelector, to: Status, patch: PaymentPatch, now: Date): Promise<PaymentRow[]> {
+export async function moveStatus(q: Queryable, sel: PaymentSelector, to: Status, patch: PaymentPatch, now: Date, w: StatusWitness): Promise<PaymentRow[]> {
   assertTransition(sel.from, to);
   const params: unknown[] = [sel.from, to, now, isFinal(to)];
   const param = (v: unknown) => `$${params.push(v)}`;
@@ -156,12 +172,13 @@ export async function moveStatus(q: Queryable, sel: PaymentSelector, to: Status,
      SELECT * FROM u`,
     params,
   );
+  witness(w, rows, sel.from);
   return rows;
 }
 
 /** moveStatus for one payment: the changed row, or null when it was no longer in `from`. */
-export async function moveOne(q: Queryable, sel: Extract<PaymentSelector, { payId: string }>, to: Status, patch: PaymentPatch, now: Date): Promise<PaymentRow | null> {
-  return (await moveStatus(q, sel, to, patch, now))[0] ?? null;
+export async function moveOne(q: Queryable, sel: Extract<PaymentSelector, { payId: string }>, to: Status, patch: PaymentPatch, now: Date, w: StatusWitness): Promise<PaymentRow | null> {
+  return (await moveStatus(q, sel, to, patch, now, w))[0] ?? null;
 }
 
 /** The 3-D Secure challenge the current attempt now waits for (the status stays Processing). */

@@ -15,7 +15,7 @@ import { isWellFormedId } from '../payments/ids.ts';
 import { STATUS } from '../payments/state-machine.ts';
 import { selectPaymentById } from '../payments/store.ts';
 import { yearMonthIn } from '../payments/text.ts';
-import type { Services } from '../services.ts';
+import { forRequest, type Services } from '../services.ts';
 
 const Body = Type.Object({
   method: Type.Optional(Type.Integer({ description: '5 card, 4 QR, 7 bank login, 8 installment, 9 Apple Pay, 14 Google Pay' })),
@@ -53,15 +53,16 @@ export function simulateRoute(scope: FastifyInstance, s: Services): void {
       const { payId } = request.params;
       const body = request.body;
       if (!isWellFormedId(payId)) throw gatewayError(ERRORS.paymentNotFound);
+      const rs = forRequest(s, request);
       // An otp alone answers the pending challenge; anything else is a new attempt (which locks and
       // checks the payment itself, so no read first).
       const current = body.otp !== undefined && body.card === undefined && body.method === undefined ? await selectPaymentById(s.db, payId) : null;
       let row;
       if (current?.status === STATUS.processing && current.challenge_id) {
-        row = await answerChallenge(s, current, body.otp!);
+        row = await answerChallenge(rs, current, body.otp!);
       } else {
-        row = await attemptPayment(s, payId, attemptOf(s, body));
-        if (row.status === STATUS.processing && row.challenge_id && body.otp !== undefined) row = await answerChallenge(s, row, body.otp);
+        row = await attemptPayment(rs, payId, attemptOf(s, body));
+        if (row.status === STATUS.processing && row.challenge_id && body.otp !== undefined) row = await answerChallenge(rs, row, body.otp);
       }
       return paymentView(await paymentDetails(s.db, row), paymentLinks(s.config.publicUrl, '/v1/gateway', payId));
     },

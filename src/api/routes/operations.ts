@@ -7,7 +7,7 @@ import { deleteSavedCard, type DeletedCard } from '../../payments/delete-saved-c
 import { executeSavedCard } from '../../payments/execute-saved-card.ts';
 import { cancelPayment, completePayment, type OperationOutcome } from '../../payments/operations.ts';
 import { checkCancelRequest, checkCompletionRequest } from '../../payments/rules/cancel.ts';
-import type { Services } from '../../services.ts';
+import { forRequest, type Services } from '../../services.ts';
 import { merchantAuth } from '../auth.ts';
 import { idempotent } from '../idempotency.ts';
 import {
@@ -44,7 +44,7 @@ export function operationRoutes(scope: FastifyInstance, s: Services, productPath
         s,
         request,
         reply,
-        (uow) => cancelPayment(s, request.merchant.clientId, request.params.payId, checkCancelRequest(request.body), uow),
+        (uow) => cancelPayment(forRequest(s, request), request.merchant.clientId, request.params.payId, checkCancelRequest(request.body), uow),
         operation,
       ),
   );
@@ -70,7 +70,7 @@ export function operationRoutes(scope: FastifyInstance, s: Services, productPath
         s,
         request,
         reply,
-        (uow) => completePayment(s, request.merchant.clientId, request.params.payId, checkCompletionRequest(request.body), uow),
+        (uow) => completePayment(forRequest(s, request), request.merchant.clientId, request.params.payId, checkCompletionRequest(request.body), uow),
         operation,
       ),
   );
@@ -95,7 +95,7 @@ export function operationRoutes(scope: FastifyInstance, s: Services, productPath
         s,
         request,
         reply,
-        (uow) => executeSavedCard(s, request.merchant, request.body, uow),
+        (uow) => executeSavedCard(forRequest(s, request), request.merchant, request.body, uow),
         (p: PaymentDetails) => ({ status: 200, body: paymentView(p, paymentLinks(s.config.publicUrl, productPath, p.payId)) }),
       ),
   );

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { createPayment, type CreatedPayment } from '../../payments/create-payment.ts';
 import { getPayment } from '../../payments/get-payment.ts';
-import type { Services } from '../../services.ts';
+import { forRequest, type Services } from '../../services.ts';
 import { merchantAuth } from '../auth.ts';
 import { idempotent } from '../idempotency.ts';
 import { CreatePaymentBody, CreatePaymentResponse, Headers, PayIdParams, PaymentResponse, PostHeaders, errorResponses } from '../schemas.ts';
@@ -36,7 +36,7 @@ export function paymentRoutes(scope: FastifyInstance, s: Services, productPath: 
         request,
         reply,
         async (uow) => {
-          const created = await createPayment(s, request.merchant, request.body, uow);
+          const created = await createPayment(forRequest(s, request), request.merchant, request.body, uow);
           s.metrics.paymentsCreated.inc();
           return created;
         },
@@ -58,6 +58,6 @@ export function paymentRoutes(scope: FastifyInstance, s: Services, productPath: 
         response: { 200: PaymentResponse, ...errorResponses },
       },
     },
-    async (request) => paymentView(await getPayment(s, request.merchant.clientId, request.params.payId), links(request.params.payId)),
+    async (request) => paymentView(await getPayment(forRequest(s, request), request.merchant.clientId, request.params.payId), links(request.params.payId)),
   );
 }
