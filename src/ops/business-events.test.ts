@@ -63,3 +63,28 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+describe('the Grafana dashboard (docs/grafana-dashboard.json)', () => {
+  it('queries only metrics the gateway exports', async () => {
+    const fs = await import('node:fs');
+    const dash = JSON.parse(fs.readFileSync(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8')) as { panels: { title: string; targets: { expr: string }[] }[] };
+    const t = await startTestGateway(BACKENDS[0]!);
+    try {
+      const m = await MerchantClient.create(t);
+      await createPaid(t, m);
+      const exported = new Set([...(await t.app.inject('/metrics')).body.matchAll(/^# TYPE (\w+) (\w+)/gm)].flatMap(([, name, type]) => (type === 'histogram' ? [`${name}_bucket`, `${name}_count`, `${name}_sum`] : [name!])));
+      let queried = 0;
+      for (const p of dash.panels) {
+        for (const { expr } of p.targets) {
+          for (const name of expr.match(/\bkaribche_\w+/g) ?? []) {
+            queried++;
+            assert.ok(exported.has(name), `${p.title}: ${name} is not exported`);
+          }
+        }
+      }
+      assert.ok(dash.panels.length >= 12 && queried >= 20, `${dash.panels.length} panels, ${queried} metric references`);
+    } finally {
+      await t.close();
+    }
+  });
+});
