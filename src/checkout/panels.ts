@@ -90,7 +90,7 @@ function walletPanel(c: PageContext, method: 9 | 14): Html {
 <dl class="rows"><div><dt>${t.walletCard}</dt><dd>${schemeMark(visa)}<span>${visa.name} <span aria-hidden="true">••••</span><span class="sr-only">${t.cardEnding}</span> 4242</span></dd></div>
 <div><dt>${t.payTo}</dt><dd>${c.merchant.name}</dd></div>
 <div class="total"><dt>${t.walletTotal}</dt><dd>${money(c, c.payment.amount)}</dd></div></dl>
-<button type="submit" name="outcome" value="approve" class="wallet-button">${fillHtml(t.walletPayWith, { wallet: walletMark(method, true) })}</button>
+<button type="submit" name="outcome" value="approve" class="wallet-button"><span>${fillHtml(t.walletPayWith, { wallet: walletMark(method, true) })}</span></button>
 <button type="submit" name="outcome" value="cancel" class="secondary">${t.walletCancel}</button>
 </div>
 ${sandboxBox(c, html`<p>${t.sbWallet}</p><button type="submit" name="outcome" value="decline" class="link-button">${t.sbWalletDecline}</button>`)}

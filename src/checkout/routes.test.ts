@@ -151,6 +151,18 @@ for (const backend of BACKENDS) {
       assert.match(String(done.headers['set-cookie']), new RegExp(`(^|,)kb_form=; Max-Age=0; Path=/checkout/${id}; Expires=[^;]+; HttpOnly; SameSite=Strict$`));
     });
 
+    it('after a failed card check, shows the errors and links the other language to the pay page', async () => {
+      const id = await create();
+      const first = await page(id);
+      const res = await post(id, first, 'method=5&number=4111111111111112&expiry=13%2F30&securityCode=1&holder=&lang=en');
+      assert.equal(res.statusCode, 400);
+      assert.ok(res.body.includes(`<a class="lang" href="/checkout/${id}?lang=ka&amp;method=5"`), 'the switch leads to the pay page');
+      assert.match(res.body, /id="number"[^>]* aria-invalid="true" autofocus[ >]/, 'the first invalid field takes the focus');
+      assert.match(res.body, /id="expiry"[^>]* value="13\/30"/);
+      assert.doesNotMatch(res.body, /4111111111111112|value="1"/);
+      assert.equal((await row(id)).attempts, 0);
+    });
+
     it('3-D Secure: "send a new code" changes nothing, "cancel" ends the attempt with a notice', async () => {
       const id = await create();
       const first = await page(id);

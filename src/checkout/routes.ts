@@ -132,8 +132,11 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
     reply.setCookie(FORM_COOKIE, encodeMemory(memory), { path: `/checkout/${payId}`, httpOnly: true, sameSite: 'strict', secure, maxAge: FORM_COOKIE_SECONDS });
   }
 
-  function context(request: FastifyRequest, reply: FastifyReply, payment: PaymentRow, merchant: Merchant, lang?: string): PageContext {
+  function context(request: FastifyRequest, reply: FastifyReply, payment: PaymentRow, merchant: Merchant, lang?: string, method?: number): PageContext {
     const t: Texts = texts(lang ?? payment.language);
+    // A form answered with a page (a failed card check or bank login) has no address of its own to
+    // switch: the switch leads to the pay page with the same method.
+    const answeredForm = request.method !== 'GET' && request.url.split('?')[0]!.endsWith('/pay');
     return {
       payment,
       merchant,
@@ -143,7 +146,7 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
       timeZone: s.config.timeZone,
       sandbox: s.config.mode === 'sandbox',
       maxAttempts: s.config.maxAttempts,
-      switchUrl: otherLanguageUrl(request, t.lang),
+      switchUrl: answeredForm ? pageUrl(payment.pay_id, t.lang === 'ka' ? 'en' : 'ka', method) : otherLanguageUrl(request, t.lang),
       memory: memoryOf(request),
     };
   }
@@ -173,9 +176,9 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
   /** The page for the payment's current state. */
   async function render(request: FastifyRequest, reply: FastifyReply, payment: PaymentRow, merchant: Merchant, lang: string | undefined, method: number | undefined, st: PanelState = {}, shown: Shown = {}) {
     csp(reply, payment);
-    const c = context(request, reply, payment, merchant, lang);
+    const m = method && payment.methods.includes(method) ? method : defaultMethod(payment);
+    const c = context(request, reply, payment, merchant, lang, m);
     if (payment.status === STATUS.created) {
-      const m = method && payment.methods.includes(method) ? method : defaultMethod(payment);
       return reply.send(payPage(c, m, m === 4 ? { ...st, ...(await qrPanel(payment)) } : st, shown.notice));
     }
     if (payment.status === STATUS.processing) return reply.send(payment.challenge_id ? challengePage(c, shown.codeSent) : processingPage(c));
