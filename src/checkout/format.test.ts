@@ -1,11 +1,13 @@
-// Amounts as the customer reads them: grouped in threes with the language's separators, built from
-// the integer minor units (never a float), and the form memory cookie's checks.
+// The checkout's pure parts: amounts as the customer reads them (grouped in threes with the
+// language's separators, built from the integer minor units, never a float), card schemes, the form
+// memory cookie's checks, and readable text on any brand colour.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { formatMinor } from '../payments/money.ts';
 import { formatAmount } from './format.ts';
 import { decodeMemory, encodeMemory } from './form-memory.ts';
+import { brandCss, contrast } from './brand.ts';
 import { schemeOf } from './marks.ts';
 
 describe('checkout formatting', () => {
@@ -54,5 +56,21 @@ describe('checkout formatting', () => {
     assert.deepEqual(decodeMemory(encodeMemory({ holder: 'x'.repeat(101), last4: '12345', scheme: 'evil' } as never)), {});
     assert.deepEqual(decodeMemory('not base64 json'), {});
     assert.deepEqual(decodeMemory(undefined), {});
+  });
+
+  it('keeps text readable on any brand colour', () => {
+    assert.equal(brandCss('#aa3300'), ':root{--brand:#aa3300;--on-brand:#fff;--brand-text:#aa3300}\n');
+    assert.equal(brandCss('#ffcc00'), ':root{--brand:#ffcc00;--on-brand:#000;--brand-text:#16191f}\n');
+    assert.equal(brandCss('red; }'), brandCss(null));
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 0xffffff }), (n) => {
+        const color = `#${n.toString(16).padStart(6, '0')}`;
+        const vars = Object.fromEntries([...brandCss(color).matchAll(/--([a-z-]+):(#[0-9a-f]+)/g)].map((m) => [m[1], m[2]]));
+        const on = vars['on-brand'] === '#fff' ? '#ffffff' : '#000000';
+        assert.ok(contrast(on, color) >= 4.5, `${color}: ${contrast(on, color)}`);
+        assert.ok(contrast(vars['brand-text']!, '#ffffff') >= 4.5);
+      }),
+      { numRuns: 5000 },
+    );
   });
 });

@@ -4,7 +4,7 @@
 // errors, a failed bank login) are reached by filling the form. Selectors are form field names, so
 // the tour does not depend on the wording it is checking.
 import type { Page } from 'playwright-core';
-import { accessToken, basicPayment, type MerchantClient, type TestGateway } from '../testing/harness.ts';
+import { EVERYTHING, MerchantClient, accessToken, basicPayment, type TestGateway } from '../testing/harness.ts';
 
 export type Lang = 'ka' | 'en';
 
@@ -82,6 +82,11 @@ export async function checkoutTour(t: TestGateway, m: MerchantClient): Promise<T
   await t.gw.services.sharedClock.advance(61);
   await t.gw.services.sweeper.sweep();
 
+  // A shop with a light brand colour and a logo of its own: text on it must stay readable.
+  const logo = `data:image/svg+xml;base64,${Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 40"><rect width="40" height="40" rx="8" fill="#1d3557"/><circle cx="20" cy="20" r="9" fill="#ffcc00"/></svg>').toString('base64')}`;
+  const branded = await MerchantClient.create(t, { ...EVERYTHING, name: MERCHANT_TEXTS[0], brandColor: '#ffcc00', logoUrl: logo });
+  const brandedPay = (await branded.createPayment(basicPayment({ description: MERCHANT_TEXTS[1] }))).json().payId as string;
+
   const qrPage = await t.app.inject({ method: 'GET', url: `/checkout/${open}?method=4` });
   const qrPath = /\/checkout\/[0-9a-f]+\/qr\/[^"?&]+/.exec(qrPage.body)?.[0];
   if (!qrPath) throw new Error('no banking app link on the QR page');
@@ -92,6 +97,7 @@ export async function checkoutTour(t: TestGateway, m: MerchantClient): Promise<T
 
   return [
     { name: 'pay-card', open: visit(open, '&method=5') },
+    { name: 'pay-card-branded', open: visit(brandedPay, '&method=5') },
     {
       name: 'pay-card-errors',
       open: async (page, lang) => {

@@ -78,7 +78,7 @@ for (const backend of BACKENDS) {
       const id = (await branded.createPayment(basicPayment())).json().payId;
       const body = (await page(id)).body;
       assert.match(body, new RegExp(`href="/checkout/${id}/brand.css"`));
-      assert.equal((await ctx.t.app.inject(`/checkout/${id}/brand.css`)).body, ':root{--brand:#aa3300}\n');
+      assert.equal((await ctx.t.app.inject(`/checkout/${id}/brand.css`)).body, ':root{--brand:#aa3300;--on-brand:#fff;--brand-text:#aa3300}\n');
       await ctx.t.admin('POST', `/sandbox/v1/payments/${id}/simulate`, { card: '4111111111111111' });
       const done = await page(id, '?lang=en');
       assert.match(done.body, /Payment successful/);

@@ -17,6 +17,7 @@ import { yearMonthIn } from '../payments/text.ts';
 import type { Services } from '../services.ts';
 import { isUnavailable } from '../store/db.ts';
 import { bankLogin } from './bank-login.ts';
+import { brandCss } from './brand.ts';
 import { CSRF_COOKIE, csrfToken, csrfValid, newCsrfCookie, qrToken } from './csrf.ts';
 import { FORM_COOKIE, FORM_COOKIE_SECONDS, decodeMemory, encodeMemory, type FormMemory } from './form-memory.ts';
 import { trusted } from './html.ts';
@@ -210,8 +211,7 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
 
   app.get('/checkout/:payId/brand.css', { schema: { hide: true }, config, errorHandler }, async (request, reply) => {
     const { merchant } = await load((request.params as { payId: string }).payId);
-    const color = merchant.brandColor && /^#[0-9a-f]{6}$/.test(merchant.brandColor) ? merchant.brandColor : '#0b57d0';
-    return reply.type('text/css; charset=utf-8').header('Cache-Control', 'no-store').send(`:root{--brand:${color}}\n`);
+    return reply.type('text/css; charset=utf-8').header('Cache-Control', 'no-store').send(brandCss(merchant.brandColor));
   });
 
   app.get('/checkout/:payId', { schema: { hide: true }, config, errorHandler }, async (request, reply) => {
