@@ -30,3 +30,9 @@ export function html(strings: TemplateStringsArray, ...values: Value[]): Html {
 
 /** Markup produced by a trusted generator (the QR code library's SVG). */
 export const trusted = (markup: string) => new Html(markup);
+
+/** A text with {name} placeholders, escaped, with each placeholder replaced by a value (markup or text). */
+export function fillHtml(text: string, values: Record<string, Value>): Html {
+  const parts = text.split(/\{(\w+)\}/); // odd indexes are placeholder names
+  return new Html(parts.map((p, i) => (i % 2 ? (p in values ? render(values[p]!) : escape(`{${p}}`)) : escape(p))).join(''));
+}

@@ -16,10 +16,14 @@ import { isFinal, STATUS } from '../payments/state-machine.ts';
 import { yearMonthIn } from '../payments/text.ts';
 import { forRequest, type Services } from '../services.ts';
 import { isUnavailable } from '../store/db.ts';
+import { brandCss } from './brand.ts';
 import { CSRF_COOKIE, csrfToken, csrfValid, newCsrfCookie, qrToken } from './csrf.ts';
+import { FORM_COOKIE, FORM_COOKIE_SECONDS, decodeMemory, encodeMemory, type FormMemory } from './form-memory.ts';
 import { trusted } from './html.ts';
 import { texts, type Texts } from './i18n.ts';
-import { bankAppPage, challengePage, defaultMethod, messagePage, payPage, processingPage, resultPage, type PageContext, type PanelState } from './views.ts';
+import { schemeOf } from './marks.ts';
+import { INSTALLMENT_TERMS } from './panels.ts';
+import { NOTICES, bankAppPage, challengePage, defaultMethod, messagePage, payPage, processingPage, resultPage, type Notice, type PageContext, type PanelState } from './views.ts';
 
 const asset = (name: string) => fs.readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
 
@@ -32,6 +36,21 @@ class CheckoutError extends Error {
   ) {
     super(key);
   }
+}
+
+/**
+ * The checkout's Content-Security-Policy: its own scripts, styles and images only, forms posted
+ * to itself (and, for the "Return to shop" form-less link's sake, the shop's origin).
+ */
+export const checkoutCsp = (returnOrigin: string, upgrade: string) =>
+  `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'${returnOrigin ? ` ${returnOrigin}` : ''}; frame-ancestors 'none'; base-uri 'none'${upgrade}`;
+
+/** This page's address in the other language (notices that belong to one visit are left out). */
+function otherLanguageUrl(request: FastifyRequest, lang: string): string {
+  const url = new URL(request.url, 'http://checkout');
+  for (const key of ['lang', 'notice', 'sent']) url.searchParams.delete(key);
+  url.searchParams.set('lang', lang === 'ka' ? 'en' : 'ka');
+  return `${url.pathname}?${url.searchParams.toString()}`;
 }
 
 /**
@@ -52,8 +71,16 @@ export function sendCheckoutError(error: Error, request: FastifyRequest, reply: 
           : isUnavailable(error)
             ? new CheckoutError(503, 'error')
             : (request.log.error({ err: error }, 'checkout error'), new CheckoutError(500, 'error'));
-  const text = e.key === 'notFound' ? t.notFoundText : e.key === 'error' ? '' : t[e.key];
-  return reply.code(e.status).type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(messagePage(t, e.key === 'notFound' ? t.notFound : t.title, text));
+  const text = e.key === 'notFound' ? t.notFoundText : e.key === 'error' ? t.error : t[e.key];
+  // Its own policy (the API's would block the stylesheet). No upgrade-insecure-requests here: the
+  // page only loads relative URLs, which already use the page's scheme.
+  const switchUrl = request.method === 'GET' ? otherLanguageUrl(request, t.lang) : undefined;
+  return reply
+    .code(e.status)
+    .type('text/html; charset=utf-8')
+    .header('Cache-Control', 'no-store')
+    .header('Content-Security-Policy', checkoutCsp('', ''))
+    .send(messagePage(t, e.key === 'notFound' ? t.notFound : t.title, text, switchUrl));
 }
 
 /** Under /checkout/ everything is a page for the customer but the page script's JSON status. */
@@ -77,10 +104,7 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
 
   function csp(reply: FastifyReply, payment: PaymentRow | null): void {
     const returnOrigin = payment?.return_url ? new URL(payment.return_url).origin : '';
-    reply.header(
-      'Content-Security-Policy',
-      `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self' ${returnOrigin}; frame-ancestors 'none'; base-uri 'none'${upgrade}`,
-    );
+    reply.header('Content-Security-Policy', checkoutCsp(returnOrigin, upgrade));
     reply.header('Cache-Control', 'no-store');
     reply.type('text/html; charset=utf-8');
   }
@@ -102,8 +126,17 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
     return cookie;
   }
 
-  function context(request: FastifyRequest, reply: FastifyReply, payment: PaymentRow, merchant: Merchant, lang?: string): PageContext {
+  /** What this browser remembers of the payment's card form (form-memory.ts). */
+  const memoryOf = (request: FastifyRequest) => decodeMemory(request.cookies[FORM_COOKIE]);
+  function remember(reply: FastifyReply, payId: string, memory: FormMemory): void {
+    reply.setCookie(FORM_COOKIE, encodeMemory(memory), { path: `/checkout/${payId}`, httpOnly: true, sameSite: 'strict', secure, maxAge: FORM_COOKIE_SECONDS });
+  }
+
+  function context(request: FastifyRequest, reply: FastifyReply, payment: PaymentRow, merchant: Merchant, lang?: string, method?: number): PageContext {
     const t: Texts = texts(lang ?? payment.language);
+    // A form answered with a page (a failed card check or bank login) has no address of its own to
+    // switch: the switch leads to the pay page with the same method.
+    const answeredForm = request.method !== 'GET' && request.url.split('?')[0]!.endsWith('/pay');
     return {
       payment,
       merchant,
@@ -113,34 +146,52 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
       timeZone: s.config.timeZone,
       sandbox: s.config.mode === 'sandbox',
       maxAttempts: s.config.maxAttempts,
+      switchUrl: answeredForm ? pageUrl(payment.pay_id, t.lang === 'ka' ? 'en' : 'ka', method) : otherLanguageUrl(request, t.lang),
+      memory: memoryOf(request),
     };
   }
 
   const langOf = (v: unknown) => (typeof v === 'string' && /^(ka|en)$/i.test(v) ? v.toUpperCase() : undefined);
-  const pageUrl = (payId: string, lang: string | undefined, method?: number) =>
-    `/checkout/${payId}?${lang ? `lang=${lang.toLowerCase()}` : ''}${method ? `&method=${method}` : ''}`;
+  const pageUrl = (payId: string, lang: string | undefined, method?: number, extra: Record<string, string | number> = {}) => {
+    const q = new URLSearchParams();
+    if (lang) q.set('lang', lang.toLowerCase());
+    if (method) q.set('method', String(method));
+    for (const [k, v] of Object.entries(extra)) q.set(k, String(v));
+    return `/checkout/${payId}?${q.toString()}`;
+  };
+  const termOf = (v: unknown) => (INSTALLMENT_TERMS as readonly number[]).find((n) => String(n) === v);
+  const noticeOf = (v: unknown) => NOTICES.find((n) => n === v);
 
   async function qrPanel(payment: PaymentRow): Promise<PanelState> {
     const qrUrl = `${s.config.publicUrl}/checkout/${payment.pay_id}/qr/${qrToken(s.checkoutSecret, payment.pay_id)}`;
     return { qrUrl, qrSvg: trusted(await QRCode.toString(qrUrl, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' })) };
   }
 
+  interface Shown {
+    notice?: Notice;
+    /** The 3-D Secure page after "Send a new code". */
+    codeSent?: boolean;
+  }
+
   /** The page for the payment's current state. */
-  async function render(request: FastifyRequest, reply: FastifyReply, payment: PaymentRow, merchant: Merchant, lang: string | undefined, method: number | undefined, st: PanelState = {}) {
+  async function render(request: FastifyRequest, reply: FastifyReply, payment: PaymentRow, merchant: Merchant, lang: string | undefined, method: number | undefined, st: PanelState = {}, shown: Shown = {}) {
     csp(reply, payment);
-    const c = context(request, reply, payment, merchant, lang);
+    const m = method && payment.methods.includes(method) ? method : defaultMethod(payment);
+    const c = context(request, reply, payment, merchant, lang, m);
     if (payment.status === STATUS.created) {
-      const m = method && payment.methods.includes(method) ? method : defaultMethod(payment);
-      return reply.send(payPage(c, m, m === 4 ? { ...st, ...(await qrPanel(payment)) } : st));
+      return reply.send(payPage(c, m, m === 4 ? { ...st, ...(await qrPanel(payment)) } : st, shown.notice));
     }
-    if (payment.status === STATUS.processing) return reply.send(payment.challenge_id ? challengePage(c) : processingPage(c));
+    if (payment.status === STATUS.processing) return reply.send(payment.challenge_id ? challengePage(c, shown.codeSent) : processingPage(c));
+    // Finished: nothing of the card form is needed any more.
+    if (request.cookies[FORM_COOKIE]) reply.clearCookie(FORM_COOKIE, { path: `/checkout/${payment.pay_id}`, httpOnly: true, sameSite: 'strict', secure });
     return reply.send(resultPage(c));
   }
 
   /** Where the customer goes after an action: the merchant (skipInfoMessage) or the page again. */
-  function after(reply: FastifyReply, payment: PaymentRow, lang: string | undefined, method?: number) {
+  function after(reply: FastifyReply, payment: PaymentRow, lang: string | undefined, method?: number, extra: Record<string, string | number> = {}) {
     if (isFinal(payment.status) && payment.skip_info_message && payment.return_url) return reply.redirect(payment.return_url, 303);
-    return reply.redirect(pageUrl(payment.pay_id, lang, payment.status === STATUS.created ? method : undefined), 303);
+    const payable = payment.status === STATUS.created;
+    return reply.redirect(pageUrl(payment.pay_id, lang, payable ? method : undefined, payable ? extra : {}), 303);
   }
 
   function checkCsrf(request: FastifyRequest, payId: string, form: Form): void {
@@ -159,19 +210,18 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
 
   app.get('/checkout/:payId/brand.css', { schema: { hide: true }, config, errorHandler }, async (request, reply) => {
     const { merchant } = await load((request.params as { payId: string }).payId);
-    const color = merchant.brandColor && /^#[0-9a-f]{6}$/.test(merchant.brandColor) ? merchant.brandColor : '#0b57d0';
-    return reply.type('text/css; charset=utf-8').header('Cache-Control', 'no-store').send(`:root{--brand:${color}}\n`);
+    return reply.type('text/css; charset=utf-8').header('Cache-Control', 'no-store').send(brandCss(merchant.brandColor));
   });
 
   app.get('/checkout/:payId', { schema: { hide: true }, config, errorHandler }, async (request, reply) => {
     const { payId } = request.params as { payId: string };
-    const q = request.query as { lang?: string; method?: string };
+    const q = request.query as { lang?: string; method?: string; notice?: string; term?: string };
     let { payment, merchant } = await load(payId);
     if (payment.status === STATUS.created && payment.expires_at.getTime() <= s.clock.nowMs()) {
       await s.sweeper.sweep();
       ({ payment, merchant } = await load(payId));
     }
-    return render(request, reply, payment, merchant, langOf(q.lang), q.method ? Number(q.method) : undefined);
+    return render(request, reply, payment, merchant, langOf(q.lang), q.method ? Number(q.method) : undefined, { term: termOf(q.term) }, { notice: noticeOf(q.notice) });
   });
 
   // For the page's script while it waits (QR, acquirer answer): JSON, no secrets.
@@ -180,7 +230,8 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
     const payment = isWellFormedId(payId) ? await selectPaymentById(s.db, payId) : null;
     if (!payment) throw gatewayError(ERRORS.paymentNotFound);
     reply.header('Cache-Control', 'no-store');
-    return { status: payment.status, final: isFinal(payment.status), challenge: payment.challenge_id !== null };
+    // attempts: the QR page tells a decline in the banking app (back to Created) from no news.
+    return { status: payment.status, final: isFinal(payment.status), challenge: payment.challenge_id !== null, attempts: payment.attempts };
   });
 
   app.post('/checkout/:payId/pay', { schema: { hide: true }, config: postConfig, errorHandler }, async (request, reply) => {
@@ -190,24 +241,43 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
     const { payment, merchant } = await load(payId);
     checkCsrf(request, payId, form);
     const method = Number(form.method);
-    const choice: CustomerChoice =
-      method === 5
-        ? { method: 5, card: { number: form.number, expiry: form.expiry, securityCode: form.securityCode, holder: form.holder } }
-        : method === 7
-          ? { method: 7, login: { username: form.username ?? '', password: form.password ?? '' } }
-          : { method, outcome: form.outcome === 'approve' ? 'approve' : 'decline' };
-    const checked = method === 4 ? { ok: false as const, unknownMethod: true as const } : checkChoice(choice, yearMonthIn(s.clock.now(), s.config.timeZone));
+    let extra: Record<string, string | number> = {};
+    let choice: CustomerChoice;
+    if (method === 5) {
+      choice = { method: 5, card: { number: form.number, expiry: form.expiry, securityCode: form.securityCode, holder: form.holder } };
+    } else if (method === 7) {
+      choice = { method: 7, login: { username: form.username ?? '', password: form.password ?? '' } };
+    } else if ([8, 9, 14].includes(method)) {
+      const chosen = method === 8 ? termOf(form.term) : undefined;
+      const term: Record<string, number> = chosen ? { term: chosen } : {};
+      // The customer cancelling the wallet sheet or the application is no attempt and no decline:
+      // back to the page, nothing started. A bank decline is the sandbox's test button only.
+      const decline = form.outcome === 'decline' && s.config.mode === 'sandbox';
+      if (form.outcome !== 'approve' && !decline) {
+        return after(reply, payment, lang, method, { ...term, notice: method === 8 ? 'installment-cancelled' : 'wallet-cancelled' });
+      }
+      choice = { method, outcome: decline ? 'decline' : 'approve' };
+      if (method === 8) extra = term;
+    } else {
+      return after(reply, payment, lang);
+    }
+    const checked = checkChoice(choice, yearMonthIn(s.clock.now(), s.config.timeZone));
     if (!checked.ok) {
       // A mistake in the form is shown on the page again (no attempt is used); a form for a payment
-      // that is no longer waiting, or for no method, just shows the payment as it is.
+      // that is no longer waiting just shows the payment as it is.
       if (payment.status !== STATUS.created || 'unknownMethod' in checked) return after(reply, payment, lang);
-      if ('cardProblems' in checked) return render(request, reply.code(400), payment, merchant, lang, 5, { cardProblems: checked.cardProblems, holder: form.holder });
-      return render(request, reply.code(400), payment, merchant, lang, 7, { loginFailed: true });
+      if ('cardProblems' in checked) return render(request, reply.code(400), payment, merchant, lang, 5, { cardProblems: checked.cardProblems, holder: form.holder, expiry: form.expiry });
+      return render(request, reply.code(400), payment, merchant, lang, 7, { loginFailed: true, username: (form.username ?? '').slice(0, 100) });
+    }
+    if (checked.details.method === 5) {
+      // The name for the form after a decline, scheme and last four for the 3-D Secure page.
+      const card = checked.details.card;
+      remember(reply, payId, { holder: card.holder, last4: card.number.slice(-4), scheme: schemeOf(card.number)?.id });
     }
     try {
       const row = await attemptPayment(forRequest(s, request), payId, checked.details);
       if (row.status === STATUS.processing && row.challenge_id) return reply.redirect(`/checkout/${payId}/3ds${lang ? `?lang=${lang.toLowerCase()}` : ''}`, 303);
-      return after(reply, row, lang, method);
+      return after(reply, row, lang, method, extra);
     } catch (err) {
       if (err instanceof GatewayError && (err.def === ERRORS.notPayable || err.def === ERRORS.methodNotOffered)) return after(reply, payment, lang);
       throw err;
@@ -216,7 +286,8 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
 
   app.get('/checkout/:payId/3ds', { schema: { hide: true }, config, errorHandler }, async (request, reply) => {
     const { payment, merchant } = await load((request.params as { payId: string }).payId);
-    return render(request, reply, payment, merchant, langOf((request.query as { lang?: string }).lang), undefined);
+    const q = request.query as { lang?: string; sent?: string };
+    return render(request, reply, payment, merchant, langOf(q.lang), undefined, {}, { codeSent: q.sent === '1' });
   });
 
   app.post('/checkout/:payId/3ds', { schema: { hide: true }, config: postConfig, errorHandler }, async (request, reply) => {
@@ -226,8 +297,13 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
     const { payment } = await load(payId);
     checkCsrf(request, payId, form);
     if (payment.status !== STATUS.processing || !payment.challenge_id) return after(reply, payment, lang);
-    const row = await answerChallenge(forRequest(s, request), payment, (form.code ?? '').trim());
-    return after(reply, row, lang, 5);
+    // "Send a new code": the simulated issuer's code does not change; the page says it was sent.
+    if (form.action === 'resend') return reply.redirect(`/checkout/${payId}/3ds?${new URLSearchParams({ ...(lang ? { lang: lang.toLowerCase() } : {}), sent: '1' })}`, 303);
+    // Cancelling the verification ends the attempt as the issuer would: authentication failed. The
+    // attempt was already made, so it counts; the page says so without calling it a bank decline.
+    const cancel = form.action === 'cancel';
+    const row = await answerChallenge(forRequest(s, request), payment, cancel ? '' : (form.code ?? '').trim());
+    return after(reply, row, lang, 5, cancel ? { notice: '3ds-cancelled' } : {});
   });
 
   // The simulated banking app a Web QR code opens (on the customer's phone, in real life).
@@ -241,7 +317,7 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
     const { payment, merchant } = await bankApp(request);
     csp(reply, payment);
     const c = context(request, reply, payment, merchant, langOf((request.query as { lang?: string }).lang));
-    return reply.send(bankAppPage(c, request.url.split('?')[0]!, payment.status !== STATUS.created));
+    return reply.send(bankAppPage(c, request.url.split('?')[0]!));
   });
   app.post('/checkout/:payId/qr/:token', { schema: { hide: true }, config: postConfig, errorHandler }, async (request, reply) => {
     const { payment, merchant } = await bankApp(request);

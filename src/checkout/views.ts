@@ -1,208 +1,179 @@
-// The checkout page's HTML. Pure functions of the payment, the merchant and the texts.
-import { dateFormat } from '../clock.ts';
-import type { Merchant } from '../merchants/merchant.ts';
-import { ceilDiv, formatMinor } from '../payments/money.ts';
+// The checkout's pages. Pure functions of the payment, the merchant and the texts.
 import type { PaymentRow } from '../payments/row.ts';
-import type { CardField, CardProblem } from '../payments/card.ts';
-import { BANK_USERS } from '../acquirer/bank-users.ts';
+import { STATUS } from '../payments/state-machine.ts';
+import { formatDate, formatTime } from './format.ts';
 import { html, type Html } from './html.ts';
-import { resultText, type Texts } from './i18n.ts';
+import { fill, resultText, type Texts } from './i18n.ts';
+import { base, hiddenFields, money, notice, paymentShell, sandboxBox, shell, summary, field, type PageContext } from './layout.ts';
+import { icon, methodIcon, schemeMark, schemeOf, SCHEMES } from './marks.ts';
+import { methodName, panel, type PanelState } from './panels.ts';
 
-export interface PageContext {
-  payment: PaymentRow;
-  merchant: Merchant;
-  t: Texts;
-  csrf: string;
-  now: Date;
-  timeZone: string;
-  sandbox: boolean;
-  maxAttempts: number;
-}
+export type { PageContext } from './layout.ts';
+export type { PanelState } from './panels.ts';
 
 const METHOD_ORDER = [5, 4, 7, 9, 14, 8];
-const methodName = (t: Texts, m: number) => (t as unknown as Record<string, string>)[`m${m}`] ?? String(m);
-export const money = (minor: number, currency: string) => `${formatMinor(minor)} ${currency}`;
-const base = (c: PageContext) => `/checkout/${c.payment.pay_id}`;
-const langQuery = (c: PageContext) => `lang=${c.t.lang}`;
 
-function layout(c: PageContext, title: string, body: Html, opts: { refresh?: number } = {}): string {
-  const other = c.t.lang === 'ka' ? 'en' : 'ka';
-  return html`<!doctype html>
-<html lang="${c.t.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${title} — ${c.merchant.name}</title>
-<link rel="stylesheet" href="/checkout/assets/checkout.css">${c.merchant.brandColor ? html`<link rel="stylesheet" href="${base(c)}/brand.css">` : ''}
-<script src="/checkout/assets/checkout.js" defer></script>${opts.refresh ? html`<meta http-equiv="refresh" content="${opts.refresh}">` : ''}
-</head><body><main>
-<header><div>${c.merchant.logoUrl ? html`<img src="${c.merchant.logoUrl}" alt="">` : ''}<span class="merchant">${c.merchant.name}</span></div>
-<a class="lang" href="${base(c)}?lang=${other}" lang="${other}">${c.t.switchLanguage}</a></header>
-${body}
-<footer>${c.t.secure}</footer>
-</main></body></html>`.value;
-}
+export const defaultMethod = (p: PaymentRow) => METHOD_ORDER.find((m) => p.methods.includes(m)) ?? p.methods[0]!;
 
-function summary(c: PageContext, withClock: boolean): Html {
-  const p = c.payment;
-  const left = Math.max(0, Math.round((p.expires_at.getTime() - c.now.getTime()) / 1000));
-  const until = dateFormat(c.t.lang === 'ka' ? 'ka-GE' : 'en-GB', { timeZone: c.timeZone, hour: '2-digit', minute: '2-digit' }).format(p.expires_at);
-  return html`<section class="summary" aria-label="${c.t.amount}">
-${p.description ? html`<div>${p.description}</div>` : ''}
-<div class="amount">${money(p.amount, p.currency)}</div>
-${withClock ? html`<div class="muted">${c.t.timeLeft}: <span data-seconds-left="${left}" role="timer">${c.t.expiresAt} ${until}</span></div>` : ''}
-</section>`;
-}
+/** Why the customer is back on the pay page without a decline (a cancellation costs nothing). */
+export type Notice = 'wallet-cancelled' | 'installment-cancelled' | '3ds-cancelled';
+export const NOTICES: readonly Notice[] = ['wallet-cancelled', 'installment-cancelled', '3ds-cancelled'];
 
 function methodNav(c: PageContext, selected: number): Html {
   const methods = METHOD_ORDER.filter((m) => c.payment.methods.includes(m));
   if (methods.length < 2) return html``;
-  return html`<nav aria-label="${c.t.chooseMethod}"><ul>${methods.map(
-    (m) => html`<li><a href="${base(c)}?method=${m}&${langQuery(c)}"${m === selected ? html` aria-current="page"` : ''}>${methodName(c.t, m)}</a></li>`,
+  return html`<nav class="methods" aria-label="${c.t.chooseMethod}"><ul class="n${methods.length}">${methods.map(
+    (m) => html`<li><a href="${base(c)}?method=${m}&amp;lang=${c.t.lang}"${m === selected ? html` aria-current="page"` : ''}>${methodIcon(m)}<span>${methodName(c.t, m)}</span></a></li>`,
   )}</ul></nav>`;
 }
 
-export const defaultMethod = (p: PaymentRow) => METHOD_ORDER.find((m) => p.methods.includes(m)) ?? p.methods[0]!;
+const attemptsLeft = (c: PageContext) => html` <span class="attempts">${c.t.attemptsLeft}: ${Math.max(0, c.maxAttempts - c.payment.attempts)}</span>`;
 
-const hidden = (c: PageContext, method: number) =>
-  html`<input type="hidden" name="csrf" value="${c.csrf}"><input type="hidden" name="method" value="${method}"><input type="hidden" name="lang" value="${c.t.lang}">`;
-
-function field(name: string, label: string, opts: { type?: string; autocomplete: string; inputmode?: string; hint?: string; error?: string; value?: string }): Html {
-  const errId = `${name}-error`;
-  const hintId = `${name}-hint`;
-  const described = [opts.error ? errId : '', opts.hint ? hintId : ''].filter(Boolean).join(' ');
-  return html`<label for="${name}">${label}</label>
-<input id="${name}" name="${name}" type="${opts.type ?? 'text'}" autocomplete="${opts.autocomplete}"${opts.inputmode ? html` inputmode="${opts.inputmode}"` : ''} required${opts.value ? html` value="${opts.value}"` : ''}${described ? html` aria-describedby="${described}"` : ''}${opts.error ? html` aria-invalid="true"` : ''}>
-${opts.hint ? html`<div class="muted" id="${hintId}">${opts.hint}</div>` : ''}${opts.error ? html`<p class="err" id="${errId}">${opts.error}</p>` : ''}`;
-}
-
-export interface PanelState {
-  cardProblems?: Partial<Record<CardField, CardProblem>>;
-  holder?: string;
-  loginFailed?: boolean;
-  qrSvg?: Html;
-  qrUrl?: string;
-}
-
-function panel(c: PageContext, method: number, st: PanelState): Html {
+function payNotice(c: PageContext, method: number, shown: Notice | undefined): Html {
   const t = c.t;
-  const action = `${base(c)}/pay`;
-  const payLabel = `${t.pay} ${money(c.payment.amount, c.payment.currency)}`;
-  switch (method) {
-    case 5: {
-      const e = st.cardProblems ?? {};
-      const msg = (f: CardField) => (e[f] ? t[e[f]!] : undefined);
-      return html`<form method="post" action="${action}" novalidate>${hidden(c, 5)}
-${Object.keys(e).length ? html`<p class="notice" role="alert">${t.fixErrors}</p>` : ''}
-${field('number', t.cardNumber, { autocomplete: 'cc-number', inputmode: 'numeric', error: msg('number') })}
-<div class="row"><div>${field('expiry', t.expiry, { autocomplete: 'cc-exp', inputmode: 'numeric', hint: t.expiryHint, error: msg('expiry') })}</div>
-<div>${field('securityCode', t.securityCode, { type: 'password', autocomplete: 'cc-csc', inputmode: 'numeric', hint: t.securityCodeHint, error: msg('securityCode') })}</div></div>
-${field('holder', t.holder, { autocomplete: 'cc-name', error: msg('holder'), value: st.holder })}
-<button type="submit">${payLabel}</button>
-${c.sandbox ? html`<p class="hint">Sandbox: 4111 1111 1111 1111 approves, 4000 0000 0000 0002 declines, 4000 0000 0000 3220 asks for 3-D Secure (1234).</p>` : ''}
-</form>`;
-    }
-    case 4:
-      return html`<section data-poll="${base(c)}/status" data-status="${c.payment.status}"><h2>${t.qrTitle}</h2><p>${t.qrText}</p>
-<div class="qr" role="img" aria-label="QR">${st.qrSvg ?? ''}</div>
-<p><a href="${st.qrUrl ?? '#'}">${t.qrOpen}</a></p></section>`;
-    case 7:
-      return html`<form method="post" action="${action}">${hidden(c, 7)}<h2>${t.bankTitle}</h2>
-${st.loginFailed ? html`<p class="notice" role="alert">${t.loginFailed}</p>` : ''}
-${field('username', t.username, { autocomplete: 'username' })}
-${field('password', t.password, { type: 'password', autocomplete: 'current-password' })}
-<button type="submit">${t.loginAndPay}</button>
-${c.sandbox ? html`<p class="hint">Sandbox users (password demo): ${Object.keys(BANK_USERS).join(', ')}.</p>` : ''}
-</form>`;
-    case 9:
-    case 14: {
-      const wallet = methodName(t, method);
-      return html`<form method="post" action="${action}">${hidden(c, method)}<div class="sheet"><h2>${wallet}</h2><p>${t.walletText}</p>
-<p class="muted">${t.walletCard}: VISA •••• 4242</p>
-<button type="submit" name="outcome" value="approve">${t.walletPay} ${wallet}</button>
-<button type="submit" name="outcome" value="decline" class="secondary">${t.walletDecline}</button></div></form>`;
-    }
-    case 8: {
-      const products = c.payment.installment_products ?? [];
-      const terms = [3, 6, 12, 24];
-      return html`<form method="post" action="${action}">${hidden(c, 8)}<h2>${t.installmentTitle}</h2>
-<table><thead><tr><th scope="col">${t.product}</th><th scope="col">${t.price}</th><th scope="col">${t.quantity}</th></tr></thead>
-<tbody>${products.map((p) => html`<tr><td>${p.name ?? '—'}</td><td>${money(p.price, c.payment.currency)}</td><td>${p.quantity}</td></tr>`)}</tbody></table>
-<fieldset><legend>${t.term}</legend>${terms.map(
-        (n, i) =>
-          html`<label><input type="radio" name="term" value="${n}"${i === 1 ? html` checked` : ''}> ${n} ${t.months} — ${t.monthly}: ${money(ceilDiv(c.payment.amount, n), c.payment.currency)}</label>`,
-      )}</fieldset>
-<button type="submit" name="outcome" value="approve">${t.apply}</button>
-${c.sandbox ? html`<button type="submit" name="outcome" value="decline" class="secondary">${t.applyDecline}</button>` : ''}</form>`;
-    }
+  const p = c.payment;
+  if (shown === 'wallet-cancelled') return notice('info', fill(t.noticeWalletCancelled, { wallet: methodName(t, method) }));
+  if (shown === 'installment-cancelled') return notice('info', t.noticeInstallmentCancelled);
+  if (shown === '3ds-cancelled') return notice('info', html`${t.notice3dsCancelled}${attemptsLeft(c)}`);
+  if (p.attempts > 0 && p.result_code && p.result_code !== 'approved') {
+    return notice('bad', html`<strong>${t.declined}.</strong> ${resultText(t, p.result_code)}${attemptsLeft(c)}`);
   }
   return html``;
 }
 
-/** The page while the payment waits for the customer: summary, methods, the selected method's panel. */
-export function payPage(c: PageContext, method: number, st: PanelState = {}): string {
-  const p = c.payment;
-  const lastDeclined = p.attempts > 0 && p.result_code && p.result_code !== 'approved';
-  const body = html`${summary(c, true)}
-${lastDeclined ? html`<p class="notice" role="alert"><strong>${c.t.declined}.</strong> ${resultText(c.t, p.result_code)} ${c.t.attemptsLeft}: ${Math.max(0, maxAttemptsLeft(c))}</p>` : ''}
+/** The page while the payment waits for the customer: amount, methods, the selected method's panel. */
+export function payPage(c: PageContext, method: number, st: PanelState = {}, shown?: Notice): string {
+  const body = html`${summary(c)}
+${payNotice(c, method, shown)}
 ${methodNav(c, method)}
 ${panel(c, method, st)}`;
-  return layout(c, c.t.title, body, { refresh: method === 4 ? 5 : undefined });
+  return paymentShell(c, c.t.title, body, method === 4 ? 5 : undefined);
 }
 
-const maxAttemptsLeft = (c: PageContext) => c.maxAttempts - c.payment.attempts;
+/** A receipt-like list of label/value rows. */
+const rows = (items: [string, Html | string | null | undefined][], cls = 'receipt') =>
+  html`<dl class="${cls}">${items.filter(([, v]) => v).map(([k, v]) => html`<div><dt>${k}</dt><dd>${v}</dd></div>`)}</dl>`;
 
-export function challengePage(c: PageContext, failed = false): string {
-  const body = html`${summary(c, false)}<form method="post" action="${base(c)}/3ds">
-<input type="hidden" name="csrf" value="${c.csrf}"><input type="hidden" name="lang" value="${c.t.lang}">
-<h2>${c.t.challengeTitle}</h2><p>${c.t.challengeText}</p>
-${failed ? html`<p class="notice" role="alert">${c.t.rc_decline_authentication_failed}</p>` : ''}
-${field('code', c.t.challengeCode, { autocomplete: 'one-time-code', inputmode: 'numeric' })}
-<button type="submit">${c.t.confirm}</button>
-${c.sandbox ? html`<p class="hint">Sandbox: 1234 passes, any other code fails.</p>` : ''}</form>`;
-  return layout(c, c.t.challengeTitle, body);
+/** "Visa •••• 1111": the scheme and the last four digits only (never the first six). */
+function cardLine(t: Texts, numberOrMask: string | null | undefined, last4 = numberOrMask?.slice(-4), scheme = schemeOf(numberOrMask)): Html | null {
+  if (!last4) return null;
+  return html`<span class="card-line">${scheme ? schemeMark(scheme) : icon('card')}<span>${scheme ? `${scheme.name} ` : ''}<span aria-hidden="true">••••</span><span class="sr-only">${t.cardEnding}</span> ${last4}</span></span>`;
+}
+
+/** The 3-D Secure step, styled as the card issuer's page: scheme, masked card, amount, shop, code. */
+export function challengePage(c: PageContext, codeSent = false): string {
+  const t = c.t;
+  const scheme = SCHEMES.find((s) => s.id === c.memory.scheme);
+  const body = html`<section class="acs">
+<div class="acs-head"><span class="issuer">${icon('bank')}<span>${t.issuer}</span></span><span class="acs-badge">${scheme ? schemeMark(scheme) : ''}${icon('shield')}<span>3-D Secure</span></span></div>
+<h1>${t.challengeTitle}</h1>
+<p>${t.challengeText}</p>
+${rows([
+  [t.merchant, c.merchant.name],
+  [t.amount, money(c, c.payment.amount)],
+  [t.date, `${formatDate(t, c.now, c.timeZone)}, ${formatTime(t, c.now, c.timeZone)}`],
+  [t.card, c.memory.last4 ? cardLine(t, null, c.memory.last4, scheme) : null],
+])}
+${codeSent ? notice('ok', t.codeSent) : ''}
+<form method="post" action="${base(c)}/3ds" novalidate data-busy="${t.busy}">${hiddenFields(c)}
+${field('code', t.challengeCode, { autocomplete: 'one-time-code', inputmode: 'numeric', maxlength: 8, attrs: html` spellcheck="false" data-digits` })}
+<button type="submit" class="primary">${t.confirm}</button>
+<div class="acs-actions"><button type="submit" name="action" value="resend" class="link-button">${t.resendCode}</button><button type="submit" name="action" value="cancel" class="link-button">${t.cancelPayment}</button></div>
+</form>
+${sandboxBox(c, html`<p>${t.sb3dsCode}</p>`)}
+</section>`;
+  return paymentShell(c, t.challengeTitle, body);
 }
 
 export function processingPage(c: PageContext): string {
-  const body = html`${summary(c, false)}<section class="result" data-poll="${base(c)}/status" data-status="${c.payment.status}" aria-live="polite">
-<h1>${c.t.processingTitle}</h1><p>${c.t.processingText}</p></section>`;
-  return layout(c, c.t.processingTitle, body, { refresh: 3 });
+  const t = c.t;
+  const body = html`<section class="result" data-poll="${base(c)}/status" data-status="${c.payment.status}">
+<div class="result-icon pending"><span class="spinner" aria-hidden="true"></span></div>
+<h1>${t.processingTitle}</h1><p role="status">${t.processingText}</p>
+${rows([[t.merchant, c.merchant.name], [t.amount, money(c, c.payment.amount)]])}
+</section>`;
+  return paymentShell(c, t.processingTitle, body, 3);
+}
+
+interface Outcome {
+  title: string;
+  kind: 'ok' | 'bad' | 'info';
+  text?: string;
+}
+
+function outcomeOf(t: Texts, p: PaymentRow): Outcome {
+  switch (p.status) {
+    case STATUS.succeeded:
+      return { title: t.succeeded, kind: 'ok' };
+    case STATUS.waitingConfirm:
+    case STATUS.completionProcessing:
+      return { title: t.waitingConfirm, kind: 'ok', text: t.waitingConfirmText };
+    case STATUS.failed:
+      return { title: t.failed, kind: 'bad', text: `${resultText(t, p.result_code)} ${t.failedText}` };
+    case STATUS.expired:
+      return { title: t.expiredTitle, kind: 'bad', text: t.expiredText };
+    case STATUS.partialReturned:
+      return { title: t.partialReturnedTitle, kind: 'info' };
+    case STATUS.cancelProcessing:
+      return { title: t.returningTitle, kind: 'info' };
+    default:
+      return { title: t.returnedTitle, kind: 'info' };
+  }
 }
 
 /** The info message after a final status (and for a finished or expired payment visited again). */
 export function resultPage(c: PageContext): string {
   const p = c.payment;
   const t = c.t;
-  const [title, cls, detail] = (() => {
-    switch (p.status) {
-      case 'Succeeded':
-        return [t.succeeded, 'ok', p.card_mask ?? ''];
-      case 'WaitingConfirm':
-        return [t.waitingConfirm, 'ok', t.waitingConfirmText];
-      case 'Failed':
-        return [t.failed, 'bad', resultText(t, p.result_code)];
-      case 'Expired':
-        return [t.expiredTitle, 'bad', ''];
-      default:
-        return [t.returnedTitle, 'ok', ''];
-    }
-  })();
-  const body = html`${summary(c, false)}<section class="result" aria-live="polite"><h1 class="${cls}">${title}</h1>
-${detail ? html`<p>${detail}</p>` : ''}${p.return_url ? html`<a class="button-link" href="${p.return_url}">${t.returnToShop}</a>` : ''}</section>`;
-  return layout(c, title, body);
+  const o = outcomeOf(t, p);
+  const at = p.paid_at ?? p.updated_at;
+  const method = p.payment_method ? (p.card_mask ? cardLine(t, p.card_mask) : methodName(t, p.payment_method)) : null;
+  const body = html`<section class="result result-${o.kind}">
+<div class="result-icon">${icon(o.kind === 'ok' ? 'check' : o.kind === 'bad' ? 'cross' : 'undo')}</div>
+<h1>${o.title}</h1>
+<p class="result-amount">${money(c, p.amount)}</p>
+${o.text ? html`<p>${o.text}</p>` : ''}
+${rows([
+  [t.merchant, c.merchant.name],
+  [t.purchase, p.description],
+  [t.orderNumber, p.merchant_payment_id],
+  [t.date, formatDate(t, at, c.timeZone)],
+  [t.time, formatTime(t, at, c.timeZone)],
+  [t.method, method],
+  [t.returned, p.returned_amount > 0 ? money(c, p.returned_amount) : null],
+  [t.reference, html`<span class="ref">${p.pay_id}</span>`],
+  [t.bankReference, p.rrn ? html`<span class="ref">${p.rrn}</span>` : null],
+])}
+${p.return_url ? html`<a class="primary" href="${p.return_url}">${t.returnToShop}</a>` : ''}
+</section>`;
+  return paymentShell(c, o.title, body);
 }
 
-/** The simulated banking app that a Web QR code opens. */
-export function bankAppPage(c: PageContext, action: string, done: boolean): string {
-  const body = done
-    ? html`<section class="result"><h1 class="ok">${c.t.cardApproved}</h1><p>${c.t.appDone}</p></section>`
-    : html`${summary(c, false)}<form method="post" action="${action}"><input type="hidden" name="csrf" value="${c.csrf}"><input type="hidden" name="lang" value="${c.t.lang}">
-<h2>${c.t.approveTitle}</h2><p>${c.t.payTo}: ${c.merchant.name}</p>
-<button type="submit" name="outcome" value="approve">${c.t.approve}</button>
-<button type="submit" name="outcome" value="decline" class="secondary">${c.t.decline}</button></form>`;
-  return layout(c, c.t.approveTitle, body);
+/** The simulated banking app that a Web QR code opens (the customer's phone, in real life). */
+export function bankAppPage(c: PageContext, action: string, answered = false): string {
+  const t = c.t;
+  const p = c.payment;
+  const details = rows([
+    [t.payTo, c.merchant.name],
+    [t.amount, money(c, p.amount)],
+  ]);
+  let body: Html;
+  // Still payable and not answered just now: the approval form (again, after an earlier decline).
+  if (p.status === STATUS.created && !answered) {
+    body = html`<section class="bank-app"><h1>${t.approveTitle}</h1>${details}
+<form method="post" action="${action}" data-busy="${t.busy}">${hiddenFields(c)}
+<button type="submit" name="outcome" value="approve" class="primary">${t.approve}</button>
+<button type="submit" name="outcome" value="decline" class="secondary">${t.decline}</button></form></section>`;
+  } else {
+    const ok = p.status === STATUS.succeeded || p.status === STATUS.waitingConfirm;
+    const title = ok ? t.cardApproved : p.status === STATUS.expired ? t.expiredTitle : t.declined;
+    body = html`<section class="result result-${ok ? 'ok' : 'bad'}"><div class="result-icon">${icon(ok ? 'check' : 'cross')}</div><h1>${title}</h1>${details}<p>${t.appDone}</p></section>`;
+  }
+  return shell({ t, title: t.approveTitle, brandName: t.issuer, switchUrl: c.switchUrl, sandbox: c.sandbox }, body);
 }
 
 /** A page without a payment (unknown link, expired form, too many attempts, errors). */
-export function messagePage(t: Texts, title: string, text: string): string {
-  return html`<!doctype html><html lang="${t.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${title}</title><link rel="stylesheet" href="/checkout/assets/checkout.css"></head>
-<body><main><section class="result"><h1 class="bad">${title}</h1><p>${text}</p></section><footer>${t.secure}</footer></main></body></html>`.value;
+export function messagePage(t: Texts, title: string, text: string, switchUrl?: string): string {
+  const body = html`<section class="result result-bad"><div class="result-icon">${icon('cross')}</div><h1>${title}</h1>${text ? html`<p>${text}</p>` : ''}</section>`;
+  return shell({ t, title, switchUrl }, body);
 }
