@@ -294,7 +294,8 @@ export const TEXTS = { KA: ka, EN: en } as const;
 export type Language = keyof typeof TEXTS;
 
 export function texts(lang: string | undefined): Texts {
-  return TEXTS[(lang ?? 'KA').toUpperCase() as Language] ?? ka;
+  const key = (lang ?? 'KA').toUpperCase();
+  return Object.hasOwn(TEXTS, key) ? TEXTS[key as Language] : ka;
 }
 
 /** Customer wording of an acquirer result code. */

@@ -2,8 +2,10 @@
 // CSRF-protected forms, Georgian and English. Every payment action goes through attemptPayment /
 // answerChallenge, the same code path as the sandbox simulate endpoint.
 import fs from 'node:fs';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
+import type { Static } from 'typebox';
 import { ERRORS } from '../errors/catalogue.ts';
 import { GatewayError, gatewayError } from '../errors/gateway-error.ts';
 import type { Merchant } from '../merchants/merchant.ts';
@@ -20,6 +22,7 @@ import { brandCss } from './brand.ts';
 import { CSRF_COOKIE, csrfToken, csrfValid, newCsrfCookie, qrToken } from './csrf.ts';
 import { FORM_COOKIE, FORM_COOKIE_SECONDS, decodeMemory, encodeMemory, type FormMemory } from './form-memory.ts';
 import { trusted } from './html.ts';
+import { BankAppParams, CheckoutForm, PageQuery, PaymentParams } from './schemas.ts';
 import { texts, type Texts } from './i18n.ts';
 import { schemeOf } from './marks.ts';
 import { INSTALLMENT_TERMS } from './panels.ts';
@@ -27,7 +30,7 @@ import { NOTICES, bankAppPage, challengePage, defaultMethod, messagePage, payPag
 
 const asset = (name: string) => fs.readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
 
-type Form = Record<string, string | undefined>;
+type Form = Static<typeof CheckoutForm>;
 
 class CheckoutError extends Error {
   constructor(
@@ -59,7 +62,9 @@ function otherLanguageUrl(request: FastifyRequest, lang: string): string {
  * anything else a 500.
  */
 export function sendCheckoutError(error: Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const t = texts((request.query as { lang?: string } | undefined)?.lang);
+  // The query has not necessarily passed its schema here (this may be the reason we are here).
+  const lang = (request.query as Record<string, unknown> | undefined)?.lang;
+  const t = texts(typeof lang === 'string' ? lang : undefined);
   const clientStatus = (error as { statusCode?: number }).statusCode;
   const e =
     error instanceof CheckoutError
@@ -92,7 +97,8 @@ export const isCheckoutPage = (url: string) => {
 /** Any path under /checkout/ that is no page: the checkout's own not-found page. */
 export const sendCheckoutNotFound = (request: FastifyRequest, reply: FastifyReply) => sendCheckoutError(new CheckoutError(404, 'notFound'), request, reply);
 
-export function checkoutRoutes(app: FastifyInstance, s: Services): void {
+export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const css = asset('checkout.css');
   const js = asset('checkout.js');
   const secure = s.config.publicUrl.startsWith('https:');
@@ -208,14 +214,14 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
   // Browsers ask for it on every page; an empty answer keeps the console clean.
   app.get('/favicon.ico', { schema: { hide: true } }, async (_r, reply) => reply.code(204).header('Cache-Control', 'public, max-age=86400').send());
 
-  app.get('/checkout/:payId/brand.css', { schema: { hide: true }, config, errorHandler }, async (request, reply) => {
-    const { merchant } = await load((request.params as { payId: string }).payId);
+  app.get('/checkout/:payId/brand.css', { schema: { hide: true, params: PaymentParams }, config, errorHandler }, async (request, reply) => {
+    const { merchant } = await load(request.params.payId);
     return reply.type('text/css; charset=utf-8').header('Cache-Control', 'no-store').send(brandCss(merchant.brandColor));
   });
 
-  app.get('/checkout/:payId', { schema: { hide: true }, config, errorHandler }, async (request, reply) => {
-    const { payId } = request.params as { payId: string };
-    const q = request.query as { lang?: string; method?: string; notice?: string; term?: string };
+  app.get('/checkout/:payId', { schema: { hide: true, params: PaymentParams, querystring: PageQuery }, config, errorHandler }, async (request, reply) => {
+    const { payId } = request.params;
+    const q = request.query;
     let { payment, merchant } = await load(payId);
     if (payment.status === STATUS.created && payment.expires_at.getTime() <= s.clock.nowMs()) {
       await s.sweeper.sweep();
@@ -225,8 +231,8 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
   });
 
   // For the page's script while it waits (QR, acquirer answer): JSON, no secrets.
-  app.get('/checkout/:payId/status', { schema: { hide: true }, config }, async (request, reply) => {
-    const { payId } = request.params as { payId: string };
+  app.get('/checkout/:payId/status', { schema: { hide: true, params: PaymentParams }, config }, async (request, reply) => {
+    const { payId } = request.params;
     const payment = isWellFormedId(payId) ? await selectPaymentById(s.db, payId) : null;
     if (!payment) throw gatewayError(ERRORS.paymentNotFound);
     reply.header('Cache-Control', 'no-store');
@@ -234,9 +240,9 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
     return { status: payment.status, final: isFinal(payment.status), challenge: payment.challenge_id !== null, attempts: payment.attempts };
   });
 
-  app.post('/checkout/:payId/pay', { schema: { hide: true }, config: postConfig, errorHandler }, async (request, reply) => {
-    const { payId } = request.params as { payId: string };
-    const form = (request.body ?? {}) as Form;
+  app.post('/checkout/:payId/pay', { schema: { hide: true, params: PaymentParams, body: CheckoutForm }, config: postConfig, errorHandler }, async (request, reply) => {
+    const { payId } = request.params;
+    const form = request.body;
     const lang = langOf(form.lang);
     const { payment, merchant } = await load(payId);
     checkCsrf(request, payId, form);
@@ -284,15 +290,15 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
     }
   });
 
-  app.get('/checkout/:payId/3ds', { schema: { hide: true }, config, errorHandler }, async (request, reply) => {
-    const { payment, merchant } = await load((request.params as { payId: string }).payId);
-    const q = request.query as { lang?: string; sent?: string };
+  app.get('/checkout/:payId/3ds', { schema: { hide: true, params: PaymentParams, querystring: PageQuery }, config, errorHandler }, async (request, reply) => {
+    const { payment, merchant } = await load(request.params.payId);
+    const q = request.query;
     return render(request, reply, payment, merchant, langOf(q.lang), undefined, {}, { codeSent: q.sent === '1' });
   });
 
-  app.post('/checkout/:payId/3ds', { schema: { hide: true }, config: postConfig, errorHandler }, async (request, reply) => {
-    const { payId } = request.params as { payId: string };
-    const form = (request.body ?? {}) as Form;
+  app.post('/checkout/:payId/3ds', { schema: { hide: true, params: PaymentParams, body: CheckoutForm }, config: postConfig, errorHandler }, async (request, reply) => {
+    const { payId } = request.params;
+    const form = request.body;
     const lang = langOf(form.lang);
     const { payment } = await load(payId);
     checkCsrf(request, payId, form);
@@ -307,21 +313,20 @@ export function checkoutRoutes(app: FastifyInstance, s: Services): void {
   });
 
   // The simulated banking app a Web QR code opens (on the customer's phone, in real life).
-  const bankApp = async (request: FastifyRequest) => {
-    const { payId, token } = request.params as { payId: string; token: string };
+  const bankApp = async ({ payId, token }: { payId: string; token: string }) => {
     const loaded = await load(payId);
     if (token !== qrToken(s.checkoutSecret, payId) || !loaded.payment.methods.includes(4)) throw new CheckoutError(404, 'notFound');
     return loaded;
   };
-  app.get('/checkout/:payId/qr/:token', { schema: { hide: true }, config, errorHandler }, async (request, reply) => {
-    const { payment, merchant } = await bankApp(request);
+  app.get('/checkout/:payId/qr/:token', { schema: { hide: true, params: BankAppParams, querystring: PageQuery }, config, errorHandler }, async (request, reply) => {
+    const { payment, merchant } = await bankApp(request.params);
     csp(reply, payment);
-    const c = context(request, reply, payment, merchant, langOf((request.query as { lang?: string }).lang));
+    const c = context(request, reply, payment, merchant, langOf(request.query.lang));
     return reply.send(bankAppPage(c, request.url.split('?')[0]!));
   });
-  app.post('/checkout/:payId/qr/:token', { schema: { hide: true }, config: postConfig, errorHandler }, async (request, reply) => {
-    const { payment, merchant } = await bankApp(request);
-    const form = (request.body ?? {}) as Form;
+  app.post('/checkout/:payId/qr/:token', { schema: { hide: true, params: BankAppParams, body: CheckoutForm }, config: postConfig, errorHandler }, async (request, reply) => {
+    const { payment, merchant } = await bankApp(request.params);
+    const form = request.body;
     checkCsrf(request, payment.pay_id, form);
     let row = payment;
     try {
