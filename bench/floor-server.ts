@@ -6,7 +6,9 @@ import pg from 'pg';
 
 const url = process.env.DATABASE_URL!;
 const port = Number(process.env.PORT ?? 8090);
-const pool = new pg.Pool({ connectionString: url, max: Number(process.env.KARIBCHE_DB_POOL ?? 20) });
+// Idle connections are kept (pg closes them after 10 s by default): between its rounds the floor
+// would otherwise reconnect, and fail with 53300 when a shared server is full, as it did once.
+const pool = new pg.Pool({ connectionString: url, max: Number(process.env.KARIBCHE_DB_POOL ?? 20), idleTimeoutMillis: 0 });
 await pool.query(`CREATE TABLE IF NOT EXISTS floor_payments (
   pay_id text PRIMARY KEY, client_id text NOT NULL, status text NOT NULL, currency text NOT NULL, amount bigint NOT NULL,
   return_url text NOT NULL, methods int[] NOT NULL, expires_at timestamptz NOT NULL, created_at timestamptz NOT NULL)`);

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { freePort } from './run.ts';
 
 const SERVER_URL = process.env.KARIBCHE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const name = `karibche_prof_${randomBytes(4).toString('hex')}`;
@@ -19,16 +20,23 @@ await admin.query(`CREATE DATABASE ${name}`);
 const url = new URL(SERVER_URL);
 url.pathname = `/${name}`;
 const profDir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-prof-'));
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-prof-data-'));
+const port = await freePort();
 const token = `prof-admin-${randomBytes(8).toString('hex')}`;
 execFileSync(process.execPath, ['scripts/build.mjs']);
 const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, 'dist/main.mjs'], {
-  env: { ...process.env, DATABASE_URL: url.toString(), PORT: '18085', LOG_LEVEL: 'warn', KARIBCHE_ADMIN_TOKEN: token, KARIBCHE_WORKERS: '1' },
-  stdio: ['ignore', 'pipe', 'inherit'],
+  // Its own data dir: a profile never touches ./data of a sandbox in this checkout.
+  env: { ...process.env, DATABASE_URL: url.toString(), PORT: String(port), LOG_LEVEL: 'warn', KARIBCHE_ADMIN_TOKEN: token, KARIBCHE_WORKERS: '1', KARIBCHE_DATA_DIR: dataDir },
+  stdio: ['ignore', 'pipe', 'pipe'],
 });
 let out = '';
 child.stdout!.on('data', (d) => (out += d));
-while (!out.includes('gateway on')) await new Promise((r) => setTimeout(r, 50));
-const base = 'http://127.0.0.1:18085';
+child.stderr!.on('data', (d) => (out += d)); // the banner is on stderr
+while (!out.includes('gateway on')) {
+  if (child.exitCode !== null) throw new Error(`gateway exited: ${out}`);
+  await new Promise((r) => setTimeout(r, 50));
+}
+const base = `http://127.0.0.1:${port}`;
 const created = await (await fetch(`${base}/admin/v1/merchants`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'P', callbackUrlPrefixes: ['http://127.0.0.1:*'] }) })).json();
 const c = created.credentials;
 const tok = await (await fetch(`${base}/v1/gateway/access-token`, { method: 'POST', headers: { apikey: c.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ client_id: c.clientId, client_secret: c.clientSecret }) })).json();
@@ -74,6 +82,7 @@ await new Promise<void>((resolve) => {
   child.on('exit', () => resolve());
   child.kill('SIGTERM');
 });
+fs.rmSync(dataDir, { recursive: true, force: true });
 await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
 await admin.end();
 

@@ -1,8 +1,9 @@
 // `npm start` runs the gateway from one ESM bundle of src/ built here by esbuild (in ~0.2 s), not
 // through tsx: tsx's loader thread and on-the-fly transpiling cost ~90 MB of resident memory per
 // process (measured: 207 MB idle under tsx, 116 MB from the bundle). Dependencies stay external;
-// the SQL migrations and the checkout's assets are copied next to the bundle, where the code looks
-// for them (relative to its own module URL). Tests keep running the sources through tsx.
+// the SQL migrations, the checkout's, the dashboard's and the docs' assets and the docs/ folder
+// (every Markdown file the gateway serves at /docs) are copied next to the bundle, where the code
+// looks for them (relative to its own module URL). Tests keep running the sources through tsx.
 import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,3 +26,6 @@ await build({
 });
 fs.cpSync(path.join(root, 'src/store/migrations'), path.join(out, 'migrations'), { recursive: true });
 fs.cpSync(path.join(root, 'src/checkout/assets'), path.join(out, 'assets'), { recursive: true });
+fs.cpSync(path.join(root, 'src/dashboard/assets'), path.join(out, 'assets'), { recursive: true });
+fs.cpSync(path.join(root, 'src/docs/assets'), path.join(out, 'assets'), { recursive: true });
+fs.cpSync(path.join(root, 'docs'), path.join(out, 'docs'), { recursive: true });

@@ -1,4 +1,11 @@
 // Builds the HTTP application: conventions, security headers, docs, and every route group.
+import { apiKeyRoutes } from './api/routes/api-keys.ts';
+import { installRequestLog } from './api/request-log-hooks.ts';
+import { requestLogRoutes } from './api/routes/request-log.ts';
+import { callbackProblemRoutes } from './api/routes/callback-problems.ts';
+import { eventRoutes } from './api/routes/events.ts';
+import { EventHub } from './events/hub.ts';
+import { AccessLog } from './ops/access-log.ts';
 import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import cookie from '@fastify/cookie';
@@ -17,18 +24,25 @@ import { operationRoutes } from './api/routes/operations.ts';
 import { paymentRoutes } from './api/routes/payments.ts';
 import { ProblemSchema } from './api/schemas.ts';
 import { apiSecurityHeaders } from './api/security-headers.ts';
+import { installProfiles } from './api/profiles.ts';
 import { checkoutRoutes, isCheckoutPage, sendCheckoutNotFound } from './checkout/routes.ts';
-import { docsRoutes } from './ops/docs.ts';
+import { isDashboardPage, sendDashboardNotFound } from './dashboard/http.ts';
+import { createDashboard, dashboardRoutes } from './dashboard/routes.ts';
+import { docsRoutes } from './docs/routes.ts';
+import { SECURITY_SCHEMES, describeRoute } from './docs/openapi.ts';
 import { opsRoutes } from './ops/routes.ts';
 import { sandboxRoutes } from './sandbox/routes.ts';
+import { installSimulatedFaultHeader } from './sandbox/simulated-fault-header.ts';
 import type { Services } from './services.ts';
 
 export async function buildApp(s: Services, draining: { value: boolean } = { value: false }): Promise<FastifyInstance> {
   const { config } = s;
   const patterns: RegExp[] = [];
+  const dashboard = await createDashboard(s);
   const notFound = (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0]!;
     if (isCheckoutPage(path)) return sendCheckoutNotFound(request, reply);
+    if (isDashboardPage(path)) return sendDashboardNotFound(dashboard, request, reply);
     const known = patterns.some((p) => p.test(path));
     const err = known
       ? gatewayError(ERRORS.methodNotAllowed, { detail: `${request.method} is not allowed on ${path}` })
@@ -42,18 +56,21 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     return503OnClosing: true,
+    logController: new AccessLog(),
     routerOptions: { caseSensitive: true, ignoreTrailingSlash: true },
     ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false } },
     // Errors the router raises before any route runs (an over-long or undecodable path segment):
     // answered in our shapes too, never Fastify's default JSON.
     frameworkErrors: (error, request, reply) => {
       if (isCheckoutPage(request.url)) return sendCheckoutNotFound(request, reply);
+      if (isDashboardPage(request.url)) return sendDashboardNotFound(dashboard, request, reply);
       const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
       const path = request.url.split('?')[0]!.slice(0, 200);
       return sendProblem(reply, config.publicUrl, tooLong ? gatewayError(ERRORS.uriTooLong) : gatewayError(ERRORS.routeNotFound, { detail: `Malformed path ${path}` }));
     },
   });
 
+  if (config.mode === 'sandbox') installSimulatedFaultHeader(app);
   registerHttpConventions(app, config.publicUrl, notFound);
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
   await app.register(cookie);
@@ -75,13 +92,9 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
         }`,
       },
       servers: [{ url: config.publicUrl }],
-      components: {
-        securitySchemes: {
-          apikey: { type: 'apiKey', in: 'header', name: 'apikey' },
-          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-        },
-      },
+      components: { securitySchemes: SECURITY_SCHEMES },
     },
+    transform: describeRoute,
   });
 
   // 405 for a known path with another method: remember every route's path as a pattern.
@@ -106,6 +119,14 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
     );
   });
 
+  installRequestLog(app, s);
+  installProfiles(app, s);
+
+  // The open event streams of this process; ended before the server closes, so that a graceful
+  // stop never waits for a client that keeps its stream open.
+  const events = new EventHub(s.db, s.log);
+  app.addHook('preClose', async () => events.close());
+
   const failures = new AuthFailures(s.db, s.clock, config.authFailureLimit, config.authFailureWindowSeconds);
   for (const product of ['gateway', ...config.pathAliases]) {
     const hide = product !== 'gateway';
@@ -114,6 +135,10 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
         accessTokenRoute(scope, s, failures, hide);
         paymentRoutes(scope, s, `/v1/${product}`, hide);
         callbackRoutes(scope, s, hide);
+        apiKeyRoutes(scope, s, hide);
+        callbackProblemRoutes(scope, s, hide);
+        requestLogRoutes(scope, s, hide);
+        eventRoutes(scope, s, events, hide);
         operationRoutes(scope, s, `/v1/${product}`, hide);
       },
       { prefix: `/v1/${product}` },
@@ -122,7 +147,8 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
   await app.register(async (scope) => adminRoutes(scope, s), { prefix: '/admin/v1' });
   if (config.mode === 'sandbox') await app.register(async (scope) => sandboxRoutes(scope, s), { prefix: '/sandbox/v1' });
   await app.register(async (scope) => checkoutRoutes(scope, s));
+  await app.register(async (scope) => dashboardRoutes(scope, dashboard));
   opsRoutes(app, s);
-  docsRoutes(app);
+  docsRoutes(app, config.publicUrl);
   return app;
 }

@@ -51,5 +51,36 @@ for (const backend of BACKENDS) {
         await t.close();
       }
     });
+
+    it('logs a programming error in an acquirer call as a bug (not as no answer), keeps the payment for the next round, and expiry goes on', { timeout: 60_000 }, async () => {
+      const lines: Record<string, unknown>[] = [];
+      const logStream = { write: (line: string) => void lines.push(JSON.parse(line)) };
+      const t = await startTestGateway(backend, { KARIBCHE_SWEEP_INTERVAL_MS: '50', KARIBCHE_RECONCILE_AFTER_SECONDS: '1', LOG_LEVEL: 'info' }, { background: true, logStream });
+      const acq = t.gw.services.acquirer;
+      const original = acq.status.bind(acq);
+      acq.status = async (): Promise<AcquirerResult> => {
+        throw new TypeError("Cannot read properties of undefined (reading 'status')");
+      };
+      try {
+        const m = await MerchantClient.create(t);
+        const stuck = await createPaid(t, m, {}, '4000000000000770');
+        await t.gw.services.sharedClock.advance(2);
+        const bug = await until('the reconciler to log the bug', async () => lines.find((l) => l.event === 'payment.reconciled' && l.outcome === 'failed'));
+        assert.equal(bug.level, 50, 'logged at error level');
+        assert.equal((bug.err as { type: string }).type, 'TypeError');
+        assert.equal(lines.some((l) => l.payId === stuck && /did not answer/.test(String(l.msg))), false, 'not taken for a lost answer');
+        const due = (await m.createPayment(basicPayment({ expirationMinutes: 1 }))).json().payId as string;
+        await t.gw.services.sharedClock.advance(61);
+        await until('the expiry job', async () => (await t.gw.services.db.query<{ status: string }>('SELECT status FROM payments WHERE pay_id = $1', [due])).rows[0]!.status === 'Expired');
+        const { rows } = await t.gw.services.db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM payments WHERE pay_id = $1', [stuck]);
+        assert.deepEqual(rows[0], { status: 'Processing', attempts: 1 }, 'left for the next round, not declined');
+        // Once the connector is fixed, the next round settles it.
+        acq.status = original;
+        await until('the reconciler to settle it', async () => (await t.gw.services.db.query<{ status: string }>('SELECT status FROM payments WHERE pay_id = $1', [stuck])).rows[0]!.status === 'Succeeded');
+      } finally {
+        acq.status = original;
+        await t.close();
+      }
+    });
   });
 }

@@ -2,7 +2,7 @@
 // reconciler waiting on a slow acquirer) never delays another (expiry). Each job's runs never
 // overlap; a failure is logged and the job runs again at its next tick.
 import { AuthFailures } from './api/auth-failures.ts';
-import { IDEMPOTENCY, releasePendingClaims } from './api/idempotency.ts';
+import { IDEMPOTENCY, releasePendingClaims } from './idempotency/once.ts';
 import { pruneKeys } from './idempotency/store.ts';
 import { reconcile } from './payments/reconciler.ts';
 import type { Services } from './services.ts';

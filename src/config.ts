@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, hostname, networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { parseAmount } from './payments/money.ts';
 
@@ -14,7 +14,13 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL connection string; when absent the embedded PGlite in dataDir is used. */
   databaseUrl: string | undefined;
+  /** A session connection to PostgreSQL itself for LISTEN, when DATABASE_URL leads to a transaction pooler. */
+  databaseDirectUrl: string | undefined;
+  /** Named prepared statements on PostgreSQL: `auto` names them unless DATABASE_URL leads to a pooler. */
+  dbStatements: 'auto' | 'named' | 'unnamed';
   dbPoolSize: number;
+  /** name=value server settings of the embedded PGlite instead of its memory-sized defaults. */
+  pgliteSettings: string[] | undefined;
   /** Extra product segments that mount the merchant API besides `gateway` (e.g. `tpay`). */
   pathAliases: string[];
   adminToken: string | undefined;
@@ -43,6 +49,8 @@ export interface Config {
   callbackConcurrency: number;
   /** Polling interval of the dispatcher (notifications wake it sooner). */
   callbackPollMs: number;
+  /** An open event stream sends a keep-alive comment, and re-reads the feed as a safety net, this often. */
+  eventStreamKeepAliveMs: number;
   /** Local address outgoing callbacks are sent from (what merchants allow-list). */
   callbackLocalAddress: string | undefined;
   /** The source addresses published to merchants for their allow-lists. */
@@ -53,9 +61,41 @@ export interface Config {
   workers: number;
   /** The ES module of the real acquirer connector (required in production; sandbox: the simulator). */
   acquirerModule: string | undefined;
+  /** A dashboard session ends after this long without a request (real time)… */
+  dashboardIdleMinutes: number;
+  /** …and this long after sign-in, whatever happens. */
+  dashboardSessionHours: number;
+  /** Dashboard sign-in attempts per source address per minute, whatever their outcome (flood guard). */
+  dashboardSignInsPerMinute: number;
 }
 
 export class ConfigError extends Error {}
+
+/** True when the database of `url` runs on this machine (loopback, a Unix socket, or one of its own names or addresses). */
+export function isLocalDatabase(url: string): boolean {
+  let host: string;
+  try {
+    const u = new URL(url);
+    host = decodeURIComponent(u.hostname).replace(/^\[|\]$/g, '') || u.searchParams.get('host') || '';
+  } catch {
+    return false;
+  }
+  if (host === '' || host.startsWith('/') || host === 'localhost' || host === hostname() || /^127\./.test(host) || host === '::1') return true;
+  return Object.values(networkInterfaces()).some((addrs) => addrs?.some((a) => a.address === host));
+}
+
+/**
+ * Gateway processes by default (docs/performance.md has the measurements). PGlite allows one. With
+ * PostgreSQL on the same machine the database needs about as much CPU as the gateway (lifecycle:
+ * PostgreSQL 0.8 cores, gateway 0.6); on 2 cores one worker needed 8–16% less CPU per request than
+ * two, had the better p99 in 5 of 6 alternating runs and the higher throughput in 4 of 6, in a third
+ * of the memory: one worker per two cores. A database elsewhere leaves every core to the gateway:
+ * one worker per core (not measurable on the 2-core machine of these figures).
+ */
+export function defaultWorkers(databaseUrl: string | undefined, cores = availableParallelism()): number {
+  if (!databaseUrl) return 1;
+  return isLocalDatabase(databaseUrl) ? Math.max(1, Math.floor(cores / 2)) : cores;
+}
 
 function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
   const raw = env[name];
@@ -104,7 +144,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   for (const a of callbackSourceAddresses) if (isIP(a) === 0) throw new ConfigError(`KARIBCHE_CALLBACK_SOURCE_ADDRESSES entry "${a}" is not an IP address`);
 
   const databaseUrl = env.DATABASE_URL || undefined;
-  const workers = int(env, 'KARIBCHE_WORKERS', databaseUrl ? availableParallelism() : 1, 1, 64);
+  const databaseDirectUrl = env.KARIBCHE_DATABASE_DIRECT_URL || undefined;
+  if (databaseDirectUrl && !databaseUrl) throw new ConfigError('KARIBCHE_DATABASE_DIRECT_URL needs DATABASE_URL: it is the session connection beside a pooled one');
+  const dbStatements = (env.KARIBCHE_DB_STATEMENTS || 'auto') as Config['dbStatements'];
+  if (!['auto', 'named', 'unnamed'].includes(dbStatements)) throw new ConfigError(`KARIBCHE_DB_STATEMENTS must be auto, named or unnamed, got "${dbStatements}"`);
+  const pgliteSettings = env.KARIBCHE_PGLITE_SETTINGS ? env.KARIBCHE_PGLITE_SETTINGS.split(',').map((x) => x.trim()).filter(Boolean) : undefined;
+  for (const x of pgliteSettings ?? []) if (!/^[a-z_]+=[\w.]+$/.test(x)) throw new ConfigError(`KARIBCHE_PGLITE_SETTINGS entry "${x}" must be name=value (e.g. shared_buffers=32MB)`);
+  const workers = int(env, 'KARIBCHE_WORKERS', defaultWorkers(databaseUrl), 1, 64);
   if (workers > 1 && !databaseUrl) throw new ConfigError('KARIBCHE_WORKERS > 1 needs DATABASE_URL: the embedded PGlite allows one process');
 
   return {
@@ -114,7 +160,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl,
     dataDir: path.resolve(env.KARIBCHE_DATA_DIR || './data'),
     databaseUrl,
+    databaseDirectUrl,
+    dbStatements,
     dbPoolSize: int(env, 'KARIBCHE_DB_POOL', 20, 1, 500),
+    pgliteSettings,
     pathAliases: pathAliases.filter((a) => a !== 'gateway'),
     adminToken,
     maxAmountMinor: maxAmount.minor,
@@ -133,10 +182,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     callbackTimeoutMs: int(env, 'KARIBCHE_CALLBACK_TIMEOUT_MS', 10_000, 100, 120_000),
     callbackConcurrency: int(env, 'KARIBCHE_CALLBACK_CONCURRENCY', 32, 1, 1000),
     callbackPollMs: int(env, 'KARIBCHE_CALLBACK_POLL_MS', 1000, 10, 60_000),
+    eventStreamKeepAliveMs: int(env, 'KARIBCHE_EVENT_STREAM_KEEPALIVE_MS', 15_000, 50, 300_000),
     callbackLocalAddress,
     callbackSourceAddresses,
     operationWaitMs: int(env, 'KARIBCHE_OPERATION_WAIT_MS', 10_000, 100, 120_000),
     workers,
     acquirerModule: env.KARIBCHE_ACQUIRER_MODULE || undefined,
+    dashboardIdleMinutes: int(env, 'KARIBCHE_DASHBOARD_IDLE_MINUTES', 30, 1, 1440),
+    dashboardSessionHours: int(env, 'KARIBCHE_DASHBOARD_SESSION_HOURS', 12, 1, 720),
+    dashboardSignInsPerMinute: int(env, 'KARIBCHE_DASHBOARD_SIGN_INS_PER_MINUTE', 30, 1, 1_000_000),
   };
 }

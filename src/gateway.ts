@@ -20,10 +20,12 @@ import type { Acquirer } from './acquirer/acquirer.ts';
 import { loadAcquirer } from './acquirer/connector.ts';
 import { instrumentAcquirer } from './acquirer/instrumented.ts';
 import { SimulatorAcquirer } from './acquirer/simulator.ts';
+import { withSandboxFaults } from './sandbox/faults.ts';
 import { startBackground } from './background.ts';
 import { CallbackDispatcher } from './callbacks/dispatcher.ts';
 import { selectCallbackBacklog } from './callbacks/store.ts';
 import { sharedSecret } from './store/secrets.ts';
+import { trackSilentConnections } from './ops/silent-connections.ts';
 
 export interface GatewayOptions {
   /** Use this database instead of opening the configured one (it is then not closed by close()). */
@@ -48,7 +50,13 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const log = opts.log ?? createLogger(config.logLevel);
   // Production moves real money: it never falls back to the simulator.
   if (config.mode === 'production' && !opts.acquirer && !config.acquirerModule) {
-    throw new ConfigError('production mode requires a real acquirer connector: set KARIBCHE_ACQUIRER_MODULE to its module (see docs/production.md)');
+    throw new ConfigError('production mode requires a real acquirer connector: set KARIBCHE_ACQUIRER_MODULE to its module (see docs/acquirer-connector.md)');
+  }
+  // The connector is loaded before anything opens: a refusal leaves nothing to undo.
+  const plugged = opts.acquirer ?? (config.acquirerModule ? await loadAcquirer(config.acquirerModule, { mode: config.mode, log }) : null);
+  // Not even handed in by code, nor returned by a connector module: production never runs the simulator.
+  if (config.mode === 'production' && plugged instanceof SimulatorAcquirer) {
+    throw new ConfigError('production mode refuses the sandbox simulator as its acquirer: plug a real connector in (docs/acquirer-connector.md)');
   }
   const db = opts.db ?? (await openDatabase(config, (err) => log.warn({ err }, 'idle database connection lost')));
   try {
@@ -62,20 +70,23 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     const tokens = new TokenService(db, clock, config.tokenTtlSeconds);
     await tokens.start();
     const bootstrap = config.mode === 'sandbox' ? await bootstrapSandbox(db, config, clock) : null;
+    // A start that re-issued a credential says so: whoever held the old one is now refused.
+    for (const r of bootstrap?.rotated ?? []) {
+      log.warn({ event: 'credentials.rotated', credential: r.credential, reason: r.reason, clientId: r.credential === 'adminToken' ? undefined : bootstrap!.demo?.clientId }, `${r.credential} issued anew: ${r.reason}`);
+    }
     const metrics = new Metrics();
     metrics.watchCallbackBacklog(() => selectCallbackBacklog(db, clock.now()));
     const sweeper = new ExpirySweeper(db, clock, { log, metrics });
-    const acquirer = instrumentAcquirer(
-      opts.acquirer ??
-        (config.acquirerModule ? await loadAcquirer(config.acquirerModule, { mode: config.mode, log }) : new SimulatorAcquirer(db, clock, config.simLatencyMs)),
-      metrics,
-    );
+    const connector = plugged ?? new SimulatorAcquirer(db, clock, config.simLatencyMs);
+    // Merchants' faults on demand exist only in the sandbox.
+    const acquirer = instrumentAcquirer(config.mode === 'sandbox' ? withSandboxFaults(connector, db, clock) : connector, metrics);
     const checkoutSecret = await sharedSecret(db, 'checkout_secret');
     const callbacks = new CallbackDispatcher({ db, clock, config, merchants, metrics, log });
     const services: Services = { config, db, clock, sharedClock, merchants, tokens, sweeper, metrics, log, acquirer, checkoutSecret, callbacks };
     const draining = { value: false };
     const app = await buildApp(services, draining);
     await app.ready();
+    const connections = trackSilentConnections(app.server);
 
     const background = opts.background === false ? null : startBackground(services);
     if (background) await callbacks.start();
@@ -89,9 +100,13 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
           await background?.stop();
           if (background) await callbacks.stop();
           // Node closes only the connections idle at close(); a keep-alive connection whose
-          // in-flight request finishes later would hold the process, so sweep them until done.
+          // in-flight request finishes later would hold the process, so sweep them until done,
+          // with the connections that never sent a request (which Node does not count as idle).
           draining.value = true;
-          const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+          const sweep = setInterval(() => {
+            app.server.closeIdleConnections();
+            connections.closeSilent();
+          }, 100);
           try {
             await app.close();
           } finally {

@@ -1,4 +1,5 @@
 // JSON logs with a request id; credentials and card data are redacted wherever they appear.
+import { createInterface } from 'node:readline';
 import pino, { type Logger } from 'pino';
 
 export const REDACT_PATHS = [
@@ -20,6 +21,77 @@ export const REDACT_PATHS = [
   '*.securityCode',
 ];
 
+/** Log lines held while stdout cannot take them (a full pipe); beyond it lines are dropped. */
+export const LOG_BUFFER_LIMIT = 16 * 1024 * 1024;
+
+/**
+ * stdout that never blocks the process. Pino's default writes synchronously and, on a pipe nobody
+ * reads any more, retries forever inside the write: the event loop stops, and with it requests,
+ * timers and the shutdown limit (a SIGTERM was ignored for 30 minutes). Asynchronous writes with a
+ * bounded buffer keep the gateway serving and stoppable; a reader that has gone (EPIPE) is ignored.
+ */
+let stdout: ReturnType<typeof pino.destination> | null = null;
+
+function stdoutDestination(): pino.DestinationStream {
+  if (!stdout) {
+    stdout = pino.destination({ dest: 1, sync: false, maxLength: LOG_BUFFER_LIMIT });
+    stdout.on('error', () => {
+      // EPIPE and friends: nowhere left to log to; the gateway carries on.
+    });
+  }
+  return stdout;
+}
+
+/**
+ * Copies the log lines of another process (a cluster worker, whose stdout is a pipe to this process)
+ * to this process's log stream, whole lines only, so that lines of several workers never interleave;
+ * with the same bound and the same indifference to a reader that has gone. Resolves when the other
+ * process's stdout has closed (its last line has been taken).
+ */
+export function forwardLogs(from: NodeJS.ReadableStream): Promise<void> {
+  const dest = stdoutDestination();
+  const lines = createInterface({ input: from, crlfDelay: Infinity });
+  lines.on('line', (line) => {
+    try {
+      dest.write(`${line}\n`);
+    } catch {
+      // The log stream has been ended (the process is exiting): the line is dropped.
+    }
+  });
+  return new Promise((resolve) => lines.once('close', resolve));
+}
+
+/**
+ * Before the process exits: give buffered log lines up to `ms` to reach stdout, then make sure the
+ * exit itself cannot block on them (pino flushes synchronously at exit, forever on a full pipe).
+ * `end()` writes what is buffered and then emits 'close' (stdout itself stays open); `flush(cb)`
+ * would not do: without a minLength it calls back at once, before the last lines are written.
+ */
+export async function releaseLogs(ms = 1_000): Promise<void> {
+  const dest = stdout;
+  if (!dest) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    new Promise<void>((resolve) => {
+      dest.once('close', () => resolve());
+      dest.once('error', () => resolve());
+      try {
+        dest.end();
+      } catch {
+        resolve();
+      }
+    }),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+  ]);
+  clearTimeout(timer);
+  abandonLogs();
+}
+
+/** What cannot be written by now is dropped: the exit does not wait for a reader. */
+export function abandonLogs(): void {
+  if (stdout) stdout.flushSync = () => {};
+}
+
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: 'karibche', pid: process.pid } }, destination);
+  return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: 'karibche', pid: process.pid } }, destination ?? stdoutDestination());
 }

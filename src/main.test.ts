@@ -7,14 +7,16 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import { freePort } from './testing/browser.ts';
-import { BACKENDS, openTestDb } from './testing/databases.ts';
+import { openTestDb } from './testing/databases.ts';
 import { TEST_ACQUIRER_MODULE } from './testing/harness.ts';
+import { describePostgres } from './testing/postgres-only.ts';
 import { startGatewayProcess } from './testing/process.ts';
+import { waitUntil } from './testing/wait.ts';
 
 const start = (env: Record<string, string>, bundle?: string) => startGatewayProcess(env, { bundle });
 
 describe('the gateway process', () => {
-  it('runs as `npm start` does (the built bundle): sandbox on PGlite, admin token and demo merchant written, clean stop and restart', { timeout: 90_000 }, async () => {
+  it('runs as `npm start` does (the built bundle): sandbox on PGlite, admin token and demo merchant written, clean stop and restart', { timeout: 300_000 }, async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-main-'));
     const port = await freePort();
     const env = { KARIBCHE_DATA_DIR: dir, PORT: String(port), DATABASE_URL: '', KARIBCHE_ADMIN_TOKEN: '' };
@@ -30,6 +32,7 @@ describe('the gateway process', () => {
       const adminToken = fs.readFileSync(path.join(dir, 'admin-token'), 'utf8').trim();
       assert.equal((fs.statSync(path.join(dir, 'admin-token')).mode & 0o777).toString(8), '600');
       assert.ok(p.output().includes(demo.credentials.clientSecret), 'credentials printed');
+      assert.ok(p.output().includes(`/dashboard  (${demo.dashboard.email} / ${demo.dashboard.password})`), 'the dashboard user printed');
       const base = `http://127.0.0.1:${port}`;
       const c = demo.credentials;
 
@@ -46,10 +49,20 @@ describe('the gateway process', () => {
       }
       assert.equal((await fetch(`${base}/admin/v1/merchants`, { headers: { authorization: `Bearer ${adminToken}` } })).status, 200);
 
-      // The bundle carries the checkout's assets and the migrations (applied above).
-      const css = await fetch(`${base}/checkout/assets/checkout.css`);
-      assert.equal(css.status, 200);
-      assert.equal(await css.text(), fs.readFileSync('src/checkout/assets/checkout.css', 'utf8'));
+      // The bundle carries the checkout's and the dashboard's assets and the migrations (applied above).
+      for (const asset of ['checkout/assets/checkout.css', 'dashboard/assets/dashboard.css', 'dashboard/assets/dashboard.js']) {
+        const res = await fetch(`${base}/${asset}`);
+        assert.equal(res.status, 200, asset);
+        assert.equal(await res.text(), fs.readFileSync(`src/${asset}`, 'utf8'));
+      }
+      const signIn = await fetch(`${base}/dashboard/sign-in?lang=en`);
+      assert.equal(signIn.status, 200);
+      assert.match(await signIn.text(), /<button type="submit" class="primary">Sign in<\/button>/);
+      // … and the docs: every Markdown file under docs/, and the docs' stylesheet.
+      const guide = await fetch(`${base}/docs/guides/quickstart.md`);
+      assert.equal(guide.status, 200);
+      assert.equal(await guide.text(), fs.readFileSync('docs/guides/quickstart.md', 'utf8'));
+      assert.equal((await fetch(`${base}/docs/assets/docs.css`)).status, 200);
 
       p.child.kill('SIGTERM');
       assert.equal(await p.exited, 0, p.output());
@@ -60,15 +73,27 @@ describe('the gateway process', () => {
       assert.doesNotMatch(again.output(), /created now/);
       assert.equal(fs.readFileSync(path.join(dir, 'admin-token'), 'utf8').trim(), adminToken);
       assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'demo-merchant.json'), 'utf8')).credentials.clientSecret, c.clientSecret);
+      assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, 'demo-merchant.json'), 'utf8')).dashboard, demo.dashboard);
       again.child.kill('SIGINT');
       assert.equal(await again.exited, 0, again.output());
+
+      // A restart that lost the credentials file re-issues them, and says so: banner and warn line.
+      fs.rmSync(path.join(dir, 'demo-merchant.json'));
+      const third = await start(env, bundle);
+      assert.match(third.output(), /ROTATED +demoClientSecret issued anew: .*demo-merchant\.json is missing/);
+      assert.match(third.output(), /"level":40,.*"event":"credentials.rotated","credential":"demoApiKey"/);
+      const reissued = JSON.parse(fs.readFileSync(path.join(dir, 'demo-merchant.json'), 'utf8')).credentials;
+      assert.notEqual(reissued.clientSecret, c.clientSecret);
+      assert.ok(third.output().includes(reissued.clientSecret), 'the new credentials printed');
+      third.child.kill('SIGTERM');
+      assert.equal(await third.exited, 0, third.output());
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
       fs.rmSync(dist, { recursive: true, force: true });
     }
   });
 
-  it('refuses production mode without an admin token in the environment', { timeout: 30_000 }, async () => {
+  it('refuses production mode without an admin token in the environment', { timeout: 120_000 }, async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, KARIBCHE_MODE: 'production', KARIBCHE_ADMIN_TOKEN: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
@@ -77,7 +102,7 @@ describe('the gateway process', () => {
     assert.match(err, /production mode requires KARIBCHE_ADMIN_TOKEN/);
   });
 
-  it('refuses production mode without a real acquirer connector (never the simulator)', { timeout: 30_000 }, async () => {
+  it('refuses production mode without a real acquirer connector (never the simulator)', { timeout: 120_000 }, async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       env: { ...process.env, KARIBCHE_MODE: 'production', KARIBCHE_ADMIN_TOKEN: 'production-test-admin-token-0123456789', KARIBCHE_ACQUIRER_MODULE: '', KARIBCHE_DATA_DIR: os.tmpdir() },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -89,8 +114,8 @@ describe('the gateway process', () => {
     assert.match(err, /production mode requires a real acquirer connector: set KARIBCHE_ACQUIRER_MODULE/);
   });
 
-  if (BACKENDS.includes('postgres')) {
-    it('runs several worker processes on one port, replaces a dead one, and stops them all [postgres]', { timeout: 90_000 }, async () => {
+  describePostgres('on PostgreSQL [postgres]', () => {
+    it('runs several worker processes on one port, replaces a dead one, and stops them all [postgres]', { timeout: 300_000 }, async () => {
       const t = await openTestDb('postgres');
       const port = await freePort();
       const p = await start({ KARIBCHE_DATA_DIR: t.dataDir, PORT: String(port), DATABASE_URL: t.url!, KARIBCHE_ADMIN_TOKEN: 'workers-test-admin-token-0123456789', KARIBCHE_WORKERS: '2' });
@@ -103,7 +128,7 @@ describe('the gateway process', () => {
         // The banner follows the first ready worker; the second may still be starting.
         const waitForTwo = async (without?: number) => {
           let now = await pidsSeen(20);
-          const end = Date.now() + 20_000;
+          const end = Date.now() + 120_000;
           while ((now.size !== 2 || (without !== undefined && now.has(without))) && Date.now() < end) {
             await new Promise((r) => setTimeout(r, 200));
             now = await pidsSeen(20);
@@ -111,14 +136,18 @@ describe('the gateway process', () => {
           return now;
         };
         assert.match(p.output(), /workers: 2/);
+        // The primary writes the start to the log stream too, as the one gateway.started line.
+        const started = () => p.output().split('\n').filter((l) => l.includes('"event":"gateway.started"'));
+        await waitUntil('the gateway.started log line', () => started().length > 0, 30_000);
+        assert.equal(started().length, 1, p.output());
+        assert.equal(JSON.parse(started()[0]!).workers, 2);
         const first = await waitForTwo();
         assert.equal(first.size, 2, `answered by ${[...first]}`);
         const victim = [...first][0]!;
         process.kill(victim, 'SIGKILL');
         // A connection the primary hands to the worker in the instant it dies is lost (node:cluster
         // round-robin), so ask again only once the primary has seen the exit.
-        const seenExit = Date.now() + 10_000;
-        while (!p.output().includes(`worker ${victim} exited`) && Date.now() < seenExit) await new Promise((r) => setTimeout(r, 20));
+        await waitUntil('the primary logs the death', () => p.output().includes(`"event":"worker.exited","workerPid":${victim}`), 30_000, 20);
         const now = await waitForTwo(victim);
         assert.ok(!now.has(victim) && now.size === 2, `after the kill: ${[...now]}`);
         p.child.kill('SIGTERM');
@@ -130,7 +159,7 @@ describe('the gateway process', () => {
       }
     });
 
-    it('finishes an in-flight request on SIGTERM before exiting [postgres]', { timeout: 90_000 }, async () => {
+    it('finishes an in-flight request on SIGTERM before exiting [postgres]', { timeout: 300_000 }, async () => {
       const t = await openTestDb('postgres');
       const port = await freePort();
       const adminToken = 'shutdown-test-admin-token-0123456789';
@@ -146,10 +175,14 @@ describe('the gateway process', () => {
         await locker.query('BEGIN');
         await locker.query('SELECT * FROM merchants WHERE client_id = $1 FOR UPDATE', [id]);
         const inFlight = fetch(`${base}/admin/v1/merchants/${id}`, { method: 'PATCH', headers: auth, body: JSON.stringify({ name: 'Renamed' }) });
-        await new Promise((r) => setTimeout(r, 300));
+        // The PATCH is in flight once it waits for the row lock held above.
+        // (Asked outside the locker's transaction, which would see one snapshot of pg_stat_activity.)
+        const waiting = async () => (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0]!.n > 0;
+        await waitUntil('the PATCH waits for the row lock', waiting, 30_000);
         p.child.kill('SIGTERM');
-        await new Promise((r) => setTimeout(r, 500));
+        await waitUntil('the gateway begins to shut down', () => p.output().includes('shutting down: finishing in-flight requests'), 30_000);
         assert.equal(p.child.exitCode, null, 'still running while a request is in flight');
+        assert.ok(await waiting(), 'the request is still in flight');
         await locker.query('COMMIT');
         const res = await inFlight;
         assert.equal(res.status, 200);
@@ -161,5 +194,5 @@ describe('the gateway process', () => {
         await t.drop();
       }
     });
-  }
+  });
 });

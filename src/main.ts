@@ -6,26 +6,54 @@ import cluster, { type Worker } from 'node:cluster';
 import type { BootstrapResult } from './admin/bootstrap.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createGateway } from './gateway.ts';
+import { abandonLogs, createLogger, forwardLogs, releaseLogs } from './logger.ts';
 
+/**
+ * Every way of stopping ends within this, the whole process tree included: a gateway gives up
+ * finishing its work 2 s before it (time to exit), and a cluster primary kills the workers still
+ * alive 1 s before it.
+ */
 const SHUTDOWN_LIMIT_MS = 15_000;
+const GATEWAY_GIVES_UP_MS = SHUTDOWN_LIMIT_MS - 2_000;
+const PRIMARY_GIVES_UP_MS = SHUTDOWN_LIMIT_MS - 1_000;
+
+// A terminal or pipe that went away must not end the process: an 'error' (EPIPE) on process.stdout
+// or process.stderr without a listener is an uncaught exception, and Node itself writes warnings
+// there. Logs go through their own stream (logger.ts); what is written here is lost.
+// Touching process.stdout also opens a piped stdout as a libuv pipe, which makes it non-blocking:
+// the log stream's writes then meet a full pipe with EAGAIN (retried, bounded) rather than with a
+// thread blocked in write() for as long as nobody reads, which Node would wait for at exit.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+
+/** A line for a person at a terminal; nothing when nobody reads stderr any more. */
+function tellTerminal(text: string): void {
+  try {
+    process.stderr.write(text);
+  } catch {
+    // Destroyed stream: the error listener above took the first failure.
+  }
+}
 
 /**
  * The human banner goes to stderr, so that stdout is the JSON log stream alone (a log shipper reads
  * it unmixed); the same facts, without secrets, are also one log line.
  */
-function banner(config: Config, database: string, b: BootstrapResult | null, workers: number, log?: { info(o: object, msg: string): void }): void {
-  const lines = ['', `Karibche ${config.mode} gateway on ${config.publicUrl} (database: ${database}, workers: ${workers})`, `  API reference  ${config.publicUrl}/docs`];
+function banner(config: Config, database: string, b: BootstrapResult | null, workers: number, log: { info(o: object, msg: string): void }): void {
+  const lines = ['', `Karibche ${config.mode} gateway on ${config.publicUrl} (database: ${database}, workers: ${workers})`, `  docs           ${config.publicUrl}/docs`];
   if (b?.adminTokenFile) lines.push(`  admin token    ${b.adminTokenFile}`);
   if (b?.demo) {
     lines.push(`  demo merchant  ${b.demoFile}${b.demoCreated ? ' (created now)' : ''}`);
     lines.push(JSON.stringify({ credentials: b.demo }, null, 2));
   }
-  try {
-    process.stderr.write(`${lines.join('\n')}\n\n`);
-  } catch {
-    // A terminal that went away must not stop the gateway.
-  }
-  log?.info({ event: 'gateway.started', mode: config.mode, url: config.publicUrl, database, workers, demoMerchant: b?.demo?.clientId ?? null }, 'gateway started');
+  if (b?.dashboard) lines.push(`  dashboard      ${config.publicUrl}/dashboard  (${b.dashboard.email} / ${b.dashboard.password})`);
+  lines.push(...rotationLines(b));
+  tellTerminal(`${lines.join('\n')}\n\n`);
+  log.info({ event: 'gateway.started', mode: config.mode, url: config.publicUrl, database, workers, demoMerchant: b?.demo?.clientId ?? null }, 'gateway started');
+}
+
+/** What a start re-issued, for the banner: the old credential no longer works. */
+function rotationLines(b: BootstrapResult | null | undefined): string[] {
+  return (b?.rotated ?? []).map((r) => `  ROTATED        ${r.credential} issued anew: ${r.reason}`);
 }
 
 /** One gateway in this process; in a cluster it reports to the primary instead of printing. */
@@ -37,13 +65,16 @@ async function runGateway(config: Config): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down: finishing in-flight requests');
+    // The limit is armed before anything else, a log line included.
     setTimeout(() => {
-      log.error('shutdown took over 15 s; exiting');
+      log.error({ limitMs: GATEWAY_GIVES_UP_MS }, 'shutdown did not finish in time; exiting');
+      abandonLogs();
       process.exit(1);
-    }, SHUTDOWN_LIMIT_MS).unref();
+    }, GATEWAY_GIVES_UP_MS).unref();
+    log.info({ signal }, 'shutting down: finishing in-flight requests');
     await gw.close();
     log.info('stopped');
+    await releaseLogs();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
@@ -56,41 +87,64 @@ async function runGateway(config: Config): Promise<void> {
 }
 
 async function runPrimary(config: Config): Promise<void> {
+  // The primary serves nothing; it logs what it does to the same JSON stream as the workers.
+  const log = createLogger(config.logLevel);
+  // Workers write to pipes the primary reads, not to the primary's stdout and stderr: a process
+  // forked with inherited stdio puts them back into blocking mode for every process sharing them
+  // (libuv's child setup), and a write blocked on a pipe nobody reads never lets its process exit.
+  cluster.setupPrimary({ stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const taken = new Map<Worker, Promise<unknown>>();
   let stopping = false;
   let printed = false;
   const fork = (): Worker => {
     const worker = cluster.fork();
+    const stderr = worker.process.stderr!;
+    stderr.on('data', (d: Buffer) => tellTerminal(d.toString()));
+    taken.set(worker, Promise.all([forwardLogs(worker.process.stdout!), new Promise((r) => stderr.once('close', r))]));
     worker.on('message', (msg: { type?: string; bootstrap?: BootstrapResult | null }) => {
-      if (msg?.type === 'ready' && !printed) {
+      if (msg?.type !== 'ready') return;
+      if (!printed) {
         printed = true;
-        banner(config, 'postgres', msg.bootstrap ?? null, config.workers);
+        banner(config, 'postgres', msg.bootstrap ?? null, config.workers, log);
+      } else if (msg.bootstrap?.rotated.length) {
+        // Workers start together and one of them re-issues; it may not be the first one ready.
+        tellTerminal(`${rotationLines(msg.bootstrap).join('\n')}\n`);
       }
     });
     return worker;
   };
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
-    process.stderr.write(`karibche: worker ${worker.process.pid} exited (${signal ?? code}); starting a replacement\n`);
+    void taken.get(worker)?.then(() => taken.delete(worker));
+    log.warn({ event: 'worker.exited', workerPid: worker.process.pid, code, signal }, `worker ${worker.process.pid} exited; starting a replacement`);
     fork();
   });
   for (let i = 0; i < config.workers; i++) fork();
 
-  const stop = () => {
+  const exit = async (code: number) => {
+    await releaseLogs();
+    process.exit(code);
+  };
+  const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w && !w.isDead());
-    setTimeout(() => process.exit(1), SHUTDOWN_LIMIT_MS + 2_000).unref();
-    let left = alive.length;
-    if (left === 0) process.exit(0);
-    for (const w of alive) {
-      w.once('exit', () => {
-        if (--left === 0) process.exit(0);
-      });
-      w.process.kill('SIGTERM');
-    }
+    log.info({ signal }, 'shutting down: stopping the workers');
+    const alive = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w && !w.isDead());
+    // A worker that has not exited by now is killed: the process tree ends within the limit.
+    setTimeout(() => {
+      const left = alive();
+      log.error({ workers: left.map((w) => w.process.pid) }, 'workers did not stop in time; killing them');
+      for (const w of left) w.process.kill('SIGKILL');
+      abandonLogs();
+      process.exit(1);
+    }, PRIMARY_GIVES_UP_MS).unref();
+    // Done when every worker has exited and its last log lines have been taken.
+    const workers = alive();
+    for (const w of workers) w.process.kill('SIGTERM');
+    void Promise.all(workers.map((w) => Promise.all([new Promise((r) => (w.isDead() ? r(null) : w.once('exit', r))), taken.get(w)]))).then(() => exit(0));
   };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 async function main(): Promise<void> {
@@ -101,9 +155,9 @@ async function main(): Promise<void> {
 
 main().catch((err) => {
   if (err instanceof ConfigError) {
-    process.stderr.write(`karibche: ${err.message}\n`);
+    tellTerminal(`karibche: ${err.message}\n`);
     process.exit(2);
   }
-  process.stderr.write(`karibche: failed to start: ${err?.stack ?? err}\n`);
+  tellTerminal(`karibche: failed to start: ${err?.stack ?? err}\n`);
   process.exit(1);
 });

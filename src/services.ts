@@ -7,6 +7,7 @@ import type { CallbackDispatcher } from './callbacks/dispatcher.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { MerchantDirectory } from './merchants/directory.ts';
+import type { Merchant } from './merchants/merchant.ts';
 import type { Metrics } from './ops/metrics.ts';
 import type { ExpirySweeper } from './payments/expiry.ts';
 import type { SharedClock } from './sandbox/clock-store.ts';
@@ -28,9 +29,17 @@ export interface Services {
   log: Logger;
 }
 
-/** The services as one request sees them: its own log, so every line carries the request id. */
-export const forRequest = (s: Services, request: { log: FastifyBaseLogger }): Services => ({
+/**
+ * The services as one request sees them: its own log, so every line carries the request id, and
+ * the business clock of the merchant the request acts for (`clientId`, by default the merchant
+ * that authenticated it) — a merchant may have a sandbox clock of its own (issue 15).
+ */
+export const forRequest = (s: Services, request: { log: FastifyBaseLogger; merchant?: Merchant }, clientId: string | undefined = request.merchant?.clientId): Services => ({
   ...s,
   // Fastify was given our pino logger (app.ts): a request's log is that logger's child.
   log: request.log as unknown as Logger,
+  clock: clientId === undefined ? s.clock : s.clock.forMerchant(clientId),
 });
+
+/** The services on one merchant's business clock (background work about that merchant's payments). */
+export const forMerchant = <T extends { clock: Clock }>(s: T, clientId: string): T => ({ ...s, clock: s.clock.forMerchant(clientId) });

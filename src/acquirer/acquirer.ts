@@ -25,10 +25,15 @@ export interface AuthoriseRequest {
   walletOutcome?: 'approve' | 'decline';
   /** Result code of a declined simulated flow (default decline_general). */
   declineCode?: string;
+  /** Sandbox: the simulated flow's answer comes only this many seconds of business time later
+   * (a bank-login user or a banking app that decides late); until then the attempt is pending. */
+  delaySeconds?: number;
   /** Split allocation the acquirer must apply: amount to this IBAN, the rest to the merchant. */
   split?: { iban: string; amount: number } | null;
   /** Ask the acquirer to keep a token of the card for later charges. */
   tokenise?: boolean;
+  /** Business time of the payment's merchant (its sandbox clock; a real acquirer ignores it). */
+  now?: Date;
 }
 
 export type AcquirerResult =
@@ -51,9 +56,10 @@ export type AcquirerResult =
 export interface Acquirer {
   authorise(req: AuthoriseRequest): Promise<AcquirerResult>;
   /** Completes a 3-D Secure challenge with the code the cardholder entered. */
-  completeChallenge(challengeId: string, code: string): Promise<AcquirerResult>;
+  completeChallenge(challengeId: string, code: string, now?: Date): Promise<AcquirerResult>;
   /** What became of an attempt (after a timeout or a crash). */
-  status(reference: string): Promise<AcquirerResult>;
+  /** `now`, as in completeChallenge: the payment's business time, for the sandbox simulator. */
+  status(reference: string, now?: Date): Promise<AcquirerResult>;
   /** Capture, void and refund are idempotent per reference (a retry after a crash repeats nothing). */
   capture(reference: string, transactionId: string, amount: number): Promise<OperationAnswer>;
   void(reference: string, transactionId: string): Promise<OperationAnswer>;
@@ -71,6 +77,18 @@ export class AcquirerNoAnswer extends Error {
   constructor(message = 'the acquirer did not answer', options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'AcquirerNoAnswer';
+  }
+}
+
+/**
+ * A connector throws this when the acquirer answered with a technical error and performed nothing
+ * (a system error on its side). Unlike a lost answer there is nothing to ask again: an attempt ends
+ * as declined (`check_with_acquirer`), a capture, void or refund is refused and may be retried.
+ */
+export class AcquirerFailed extends Error {
+  constructor(message = 'the acquirer failed and performed nothing', options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AcquirerFailed';
   }
 }
 

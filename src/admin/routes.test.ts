@@ -46,6 +46,9 @@ for (const backend of BACKENDS) {
           testAmountLimit: 100,
           brandColor: null,
           logoUrl: null,
+          profile: 'karibche',
+          transactionLimit: 3000,
+          dailyLimit: 10000,
           createdAt: undefined,
           updatedAt: undefined,
         },
@@ -86,6 +89,13 @@ for (const backend of BACKENDS) {
         'testAmountLimit',
       ]);
       assert.equal((await t.admin('POST', '/admin/v1/merchants', {})).json().invalidParams[0].name, 'name');
+      // The name is shown on every checkout page and dashboard: no control character gets in.
+      assert.equal((await t.admin('POST', '/admin/v1/merchants', { name: 'Shop \ud800' })).statusCode, 400, 'a lone surrogate (refused before the rules)');
+      for (const name of ['Shop\u0085', 'Shop\u001b[31m', 'Shop\nName']) {
+        const bad = await t.admin('POST', '/admin/v1/merchants', { name });
+        assert.deepEqual([bad.statusCode, bad.json().invalidParams?.[0]?.name], [400, 'name'], JSON.stringify(name));
+      }
+      assert.equal((await t.admin('POST', '/admin/v1/merchants', { name: 'მაღაზია №1' })).statusCode, 201);
       assert.equal((await t.admin('PATCH', '/admin/v1/merchants/kcnobody', { name: 'x' })).json().systemCode, 'admin.404.003');
       assert.equal((await t.admin('GET', '/admin/v1/merchants/kcnobody')).statusCode, 404);
       for (const action of ['api-keys', 'client-secret', 'callback-secret']) {

@@ -8,13 +8,12 @@ import { gatewayError, invalidFields } from '../errors/gateway-error.ts';
 import { newApiKey } from '../merchants/credentials.ts';
 import { DEFAULT_SETTINGS, merchantView, type Merchant, type MerchantSettings } from '../merchants/merchant.ts';
 import { checkSettings, type SettingsInput } from '../merchants/settings.ts';
-import { insertApiKey, insertMerchant, rotateCallbackSecret, rotateClientSecret, selectMerchant, selectMerchants, updateMerchantSettings } from '../merchants/store.ts';
+import { rotateSigningSecret } from '../merchants/rotation.ts';
+import { insertApiKey, insertMerchant, rotateClientSecret, selectMerchant, selectMerchants, updateMerchantSettings } from '../merchants/store.ts';
 import type { Services } from '../services.ts';
 import { adminAuth } from './auth.ts';
-import { ClientIdParams, CreateMerchantBody, Credentials, MerchantSettingsBody, MerchantView } from './schemas.ts';
-
-/** How long the previous callback secret keeps signing after a rotation. */
-export const CALLBACK_SECRET_GRACE_MS = 24 * 3600_000;
+import { createUser } from '../merchants/users.ts';
+import { ClientIdParams, CreateMerchantBody, CreateUserBody, CreatedUser, Credentials, MerchantSettingsBody, MerchantView } from './schemas.ts';
 
 export function adminRoutes(scope: FastifyInstance, s: Services): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
@@ -108,10 +107,30 @@ export function adminRoutes(scope: FastifyInstance, s: Services): void {
   secretRoute('/merchants/:clientId/client-secret', 'Rotate the client secret (earlier tokens stop working)', 'clientSecret', (clientId) =>
     rotateClientSecret(s.db, clientId, s.clock.now()),
   );
-  secretRoute('/merchants/:clientId/callback-secret', 'Rotate the callback signing secret (the previous one signs too for 24 h)', 'callbackSecret', (clientId) => {
-    const now = s.clock.now();
-    return rotateCallbackSecret(s.db, clientId, now, new Date(now.getTime() + CALLBACK_SECRET_GRACE_MS));
-  });
+  secretRoute('/merchants/:clientId/callback-secret', 'Rotate the callback signing secret (the previous one signs too for 24 h)', 'callbackSecret', (clientId) =>
+    rotateSigningSecret(s.db, clientId, s.clock.now()),
+  );
+
+  app.post(
+    '/merchants/:clientId/users',
+    {
+      ...base,
+      schema: {
+        summary: 'Create a dashboard user of the merchant',
+        description: 'The user signs in at /dashboard with the email and password. Without a password one is generated and returned once; only its scrypt hash is kept.',
+        tags,
+        params: ClientIdParams,
+        body: CreateUserBody,
+        response: { 201: CreatedUser, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const merchant = await merchantOr404(request.params.clientId);
+      const { user, password } = await createUser(s.db, merchant.clientId, request.body);
+      request.log.info({ clientId: merchant.clientId, userId: user.id }, 'dashboard user created');
+      return reply.code(201).send({ user: { clientId: user.clientId, email: user.email, createdAt: user.createdAt.toISOString() }, password });
+    },
+  );
 
   app.post(
     '/signing-keys',

@@ -3,7 +3,7 @@
 // gateway's clock. An attempt reserves its place before its secret is checked, in one statement
 // that counts and returns the new count: parallel guesses can never check more secrets than the
 // limit, across every process. A correct secret gives its place back; a wrong one keeps it as a
-// failure.
+// failure. The dashboard's sign-in uses its own counters (a namespace) on real time.
 import type { Clock } from '../clock.ts';
 import { ERRORS } from '../errors/catalogue.ts';
 import { gatewayError } from '../errors/gateway-error.ts';
@@ -30,17 +30,20 @@ export class AuthFailures {
     private readonly clock: Clock,
     private readonly limit: number,
     private readonly windowSeconds: number,
+    /** Prefix of this guard's counters, so that two guards (API, dashboard) never share one. */
+    private readonly namespace = '',
   ) {}
 
   private limits(clientId: string | undefined, ip: string): Map<string, number> {
-    const m = new Map<string, number>([[`ip:${ip}`, this.limit * ADDRESS_FACTOR]]);
-    if (clientId) m.set(`cid:${clientId.slice(0, 100)}`, this.limit);
+    const m = new Map<string, number>([[`${this.namespace}ip:${ip}`, this.limit * ADDRESS_FACTOR]]);
+    if (clientId) m.set(`${this.namespace}cid:${clientId.slice(0, 100)}`, this.limit);
     return m;
   }
 
   /**
-   * Reserves a place for one attempt under every counter it falls under (the client_id, when given,
-   * and the address), or throws 429 with Retry-After when the window has no place left for it.
+   * Reserves a place for one attempt under every counter it falls under (the client_id or dashboard
+   * account, when given, and the address), or throws 429 with Retry-After when the window has no
+   * place left for it.
    */
   async reserve(clientId: string | undefined, ip: string): Promise<Reservation> {
     const limits = this.limits(clientId, ip);
@@ -88,8 +91,11 @@ export class AuthFailures {
     );
   }
 
-  /** Drops counters whose window has passed. */
+  /** Drops this guard's counters whose window has passed (on its own clock). */
   async prune(): Promise<void> {
-    await this.db.query('DELETE FROM auth_failures WHERE window_start <= $1 AND pending = 0', [new Date(this.clock.nowMs() - this.windowSeconds * 1000)]);
+    await this.db.query('DELETE FROM auth_failures WHERE window_start <= $1 AND pending = 0 AND key LIKE ANY ($2::text[])', [
+      new Date(this.clock.nowMs() - this.windowSeconds * 1000),
+      [`${this.namespace}ip:%`, `${this.namespace}cid:%`],
+    ]);
   }
 }

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { isUnavailable } from '../store/db.ts';
 import { ERRORS } from '../errors/catalogue.ts';
 import { GatewayError, gatewayError, invalidFields, type FieldError } from '../errors/gateway-error.ts';
+import { isWellFormedText } from '../payments/text.ts';
 import { normalizeBody } from './lenient.ts';
 import { sendProblem } from './problem.ts';
 
@@ -65,23 +66,25 @@ export function registerHttpConventions(app: FastifyInstance, publicUrl: string,
     defaultJson(req, body as string, done);
   });
 
-  // JSON only, except that the access-token endpoint (SPEC 2) and the checkout forms take form data.
+  // JSON only, except that the access-token endpoint (SPEC 2) and the checkout and dashboard forms take form data.
   app.removeContentTypeParser('text/plain');
   app.addHook('preValidation', async (request) => {
     if (request.is404) return; // the not-found handler answers, whatever the body
-    // PostgreSQL text cannot hold U+0000: refuse it here rather than fail in the database. (Query
-    // strings reach the database only through typed schema values.)
-    if (hasNul(request.params) || hasNul(request.body)) {
-      throw gatewayError(ERRORS.invalidRequest, { detail: 'Text must not contain the NUL character (U+0000)' });
-    }
+    // Text the database cannot keep exactly is refused here, on every route, rather than failing in
+    // the database or coming back changed. (Query strings reach the database only through typed
+    // schema values.)
+    const problem = unstorableInput(request.params) ?? unstorableInput(request.body);
+    if (problem) throw gatewayError(ERRORS.invalidRequest, { detail: problem });
     const op = request.routeOptions.config.operation;
-    if (request.body !== undefined && op !== 'access-token' && op !== 'checkout') {
+    if (request.body !== undefined && op !== 'access-token' && op !== 'checkout' && op !== 'dashboard') {
       const type = String(request.headers['content-type'] ?? '');
       if (!/^application\/json\b/i.test(type)) throw gatewayError(ERRORS.unsupportedMediaType, { detail: `Unsupported Content-Type: ${type.split(';')[0]}` });
     }
     const schema = request.routeOptions.schema?.body as object | undefined;
     if (schema && request.body !== undefined) {
-      request.body = normalizeBody(request.body, schema, !request.routeOptions.config.keepNulls);
+      const ignored: string[] = [];
+      request.body = normalizeBody(request.body, schema, !request.routeOptions.config.keepNulls, ignored);
+      if (ignored.length) request.ignoredFields = ignored;
     }
     if (schema && request.body === undefined) request.body = {};
   });
@@ -105,11 +108,40 @@ export function registerHttpConventions(app: FastifyInstance, publicUrl: string,
   });
 }
 
-function hasNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (value === null || typeof value !== 'object') return false;
-  for (const [k, v] of Object.entries(value)) if (k.includes('\u0000') || hasNul(v)) return true;
-  return false;
+/** How deep a request body may nest: the deepest valid body nests 3 levels (installment products). */
+export const MAX_BODY_DEPTH = 16;
+
+/**
+ * Why a parsed request value cannot be taken, or null. Walked iteratively (a 10,000-level body must
+ * not overflow the stack): too deep; NUL (PostgreSQL text cannot hold it); an unpaired surrogate
+ * (not Unicode, the database refuses it); U+FEFF (PGlite drops it at the start of a text, so it
+ * would not come back as sent).
+ */
+export function unstorableInput(root: unknown): string | null {
+  const stack: [unknown, number][] = [[root, 0]];
+  while (stack.length) {
+    const [value, depth] = stack.pop()!;
+    if (typeof value === 'string') {
+      const problem = unstorableText(value);
+      if (problem) return problem;
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_BODY_DEPTH) return `The body nests deeper than ${MAX_BODY_DEPTH} levels`;
+    for (const [k, v] of Object.entries(value)) {
+      const problem = unstorableText(k);
+      if (problem) return problem;
+      stack.push([v, depth + 1]);
+    }
+  }
+  return null;
+}
+
+function unstorableText(text: string): string | null {
+  if (text.includes('\u0000')) return 'Text must not contain the NUL character (U+0000)';
+  if (text.includes('\ufeff')) return 'Text must not contain the byte order mark (U+FEFF)';
+  if (!isWellFormedText(text)) return 'Text must be valid Unicode (no unpaired surrogates)';
+  return null;
 }
 
 function mapFrameworkError(e: FastifyError): GatewayError | null {

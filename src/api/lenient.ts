@@ -32,10 +32,14 @@ function arraySchema(schema: SchemaLike | undefined): SchemaLike | undefined {
   return schema.anyOf?.find((s) => s.items);
 }
 
-export function normalizeBody(value: unknown, schema: SchemaLike | undefined, dropNulls: boolean): unknown {
+/**
+ * The body with canonical property names. `ignored`, when given, receives the path of every
+ * property dropped as unknown (`grant_type`, `amount.currencyCode`), for the fidelity warnings.
+ */
+export function normalizeBody(value: unknown, schema: SchemaLike | undefined, dropNulls: boolean, ignored?: string[], path = ''): unknown {
   if (Array.isArray(value)) {
     const items = arraySchema(schema)?.items;
-    return items ? value.map((v) => normalizeBody(v, items, dropNulls)) : value;
+    return items ? value.map((v, i) => normalizeBody(v, items, dropNulls, ignored, `${path}[${i}]`)) : value;
   }
   if (value === null || typeof value !== 'object') return value;
   const obj = objectSchema(schema);
@@ -44,11 +48,14 @@ export function normalizeBody(value: unknown, schema: SchemaLike | undefined, dr
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
     const canonical = names.get(key.toLowerCase());
-    if (canonical === undefined) continue;
+    if (canonical === undefined) {
+      ignored?.push(path ? `${path}.${key}` : key);
+      continue;
+    }
     if (v === null && dropNulls) continue;
     // Two spellings of one field ("returnurl" and "returnUrl"): the first non-null one wins.
     if (out[canonical] !== undefined && out[canonical] !== null) continue;
-    out[canonical] = normalizeBody(v, obj.properties![canonical], dropNulls);
+    out[canonical] = normalizeBody(v, obj.properties![canonical], dropNulls, ignored, path ? `${path}.${canonical}` : canonical);
   }
   return out;
 }

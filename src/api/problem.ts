@@ -4,6 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ERRORS, systemCode, type Operation } from '../errors/catalogue.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
+import { bankProblem } from './bank-presenter.ts';
 
 export interface InvalidParam {
   name: string;
@@ -60,7 +61,15 @@ function problemHeaders(err: GatewayError): Record<string, string> {
   return h;
 }
 
-export function sendProblem(reply: FastifyReply, publicUrl: string, err: GatewayError): FastifyReply {
-  const body = problemBody(publicUrl, operationOf(reply.request), err, reply.request.id);
-  return reply.code(err.def.status).headers(problemHeaders(err)).type('application/problem+json; charset=utf-8').send(body);
+/** Answers the error in the shape of the request's profile (profiles.ts): Karibche's problem JSON, or the bank's. */
+export async function sendProblem(reply: FastifyReply, publicUrl: string, err: GatewayError): Promise<FastifyReply> {
+  const request = reply.request;
+  const profile = (await request.server.profileOf?.(request)) ?? 'karibche';
+  reply.code(err.def.status).headers(problemHeaders(err));
+  if (profile === 'bank') {
+    // Finished JSON: the bank profile's success serializer passes strings through (profiles.ts).
+    const body = JSON.stringify(bankProblem(operationOf(request), err, String(request.id)));
+    return reply.type('application/json; charset=utf-8').header('Content-Language', 'en').send(body);
+  }
+  return reply.type('application/problem+json; charset=utf-8').send(problemBody(publicUrl, operationOf(request), err, request.id));
 }

@@ -2,6 +2,7 @@
 // lenient binding the canonical property names; the request types of the routes are derived from
 // them (TypeBox `Static` through the type provider). Value rules live in payments/rules/.
 import { Type } from 'typebox';
+import { EXAMPLES } from './examples.ts';
 
 /** Amounts arrive as JSON numbers or decimal strings ("10", "10.50"). */
 export const Decimal = Type.Union([Type.Number(), Type.String()], { description: 'Amount: a number or a decimal string, at most two decimals' });
@@ -36,15 +37,21 @@ export const PostHeaders = Type.Object({
   'idempotency-key': Type.Optional(Type.String({ description: 'Up to 255 characters; same key and body within 24 h replays the stored response' })),
 });
 
-export const AccessTokenBody = Type.Object({
-  client_id: Type.Optional(Type.String()),
-  client_secret: Type.Optional(Type.String()),
-});
-export const AccessTokenResponse = Type.Object({
-  access_token: Type.String(),
-  token_type: Type.Literal('Bearer'),
-  expires_in: Type.Integer(),
-});
+export const AccessTokenBody = Type.Object(
+  {
+    client_id: Type.Optional(Type.String()),
+    client_secret: Type.Optional(Type.String()),
+  },
+  { examples: [EXAMPLES.accessTokenBody] },
+);
+export const AccessTokenResponse = Type.Object(
+  {
+    access_token: Type.String(),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer(),
+  },
+  { examples: [EXAMPLES.accessTokenResponse] },
+);
 
 export const CreatePaymentBody = Type.Object({
   amount: Type.Object({
@@ -59,7 +66,7 @@ export const CreatePaymentBody = Type.Object({
   extra2: Type.Optional(Type.Union([Type.String(), Type.Number()], { description: 'Standard: ANSI text ≤ 52. Split: amount for the IBAN' })),
   userIpAddress: Type.Optional(Type.String()),
   expirationMinutes: Type.Optional(Type.Integer({ description: '1–1440, default 12' })),
-  methods: Type.Optional(Type.Array(Type.Integer(), { description: 'Method codes: 4 Web QR, 5 card, 7 bank login, 8 installment, 9 Apple Pay, 14 Google Pay' })),
+  methods: Type.Optional(Type.Array(Type.Integer(), { description: 'Method codes: 4 Web QR, 5 card, 6 Ertguli points, 7 bank login, 8 installment, 9 Apple Pay, 14 Google Pay' })),
   installmentProducts: Type.Optional(
     Type.Array(Type.Object({ name: Type.Optional(Type.String()), price: Decimal, quantity: Type.Integer() })),
   ),
@@ -71,7 +78,7 @@ export const CreatePaymentBody = Type.Object({
   saveCard: Type.Optional(Type.Boolean()),
   saveCardToDate: Type.Optional(Type.String({ description: 'MMYY' })),
   description: Type.Optional(Type.String({ description: '≤ 30 characters' })),
-});
+}, { examples: [EXAMPLES.createPaymentBody] });
 
 const Link = Type.Object({ uri: Type.String(), method: Type.String(), rel: Type.String() });
 const Messages = {
@@ -86,13 +93,14 @@ export const CreatePaymentResponse = Type.Object({
   status: Type.String(),
   currency: Type.String(),
   amount: Type.Number(),
+  confirmedAmount: Type.Number(),
   links: Type.Array(Link),
   transactionId: NullableString,
   recId: NullableString,
   preAuth: Type.Boolean(),
   expirationMinutes: Type.Integer(),
   ...Messages,
-});
+}, { examples: [EXAMPLES.createPaymentResponse] });
 
 export const PaymentResponse = Type.Object({
   payId: Type.String(),
@@ -119,7 +127,7 @@ export const PaymentResponse = Type.Object({
   createdAt: Type.String(),
   updatedAt: Type.String(),
   ...Messages,
-});
+}, { examples: [EXAMPLES.payment] });
 
 export const PayIdParams = Type.Object({ payId: Type.String() });
 
@@ -127,7 +135,7 @@ export const CancelBody = Type.Object({
   amount: Type.Optional(Decimal),
   extra: Type.Optional(Type.String({ description: 'Split payments: the split IBAN' })),
   extra2: Type.Optional(Type.Union([Type.String(), Type.Number()], { description: 'Split payments: the amount taken from that IBAN' })),
-});
+}, { examples: [EXAMPLES.cancelBody] });
 export const CancelResponse = Type.Object({
   status: Type.String(),
   amount: Type.Number(),
@@ -135,8 +143,8 @@ export const CancelResponse = Type.Object({
   httpStatusCode: Type.Integer(),
   developerMessage: Type.Union([Type.String(), Type.Null()]),
   userMessage: Type.Union([Type.String(), Type.Null()]),
-});
-export const CompletionBody = Type.Object({ amount: Decimal });
+}, { examples: [EXAMPLES.cancelResponse] });
+export const CompletionBody = Type.Object({ amount: Decimal }, { examples: [EXAMPLES.completionBody] });
 export const CompletionResponse = Type.Object({
   status: Type.String(),
   amount: Type.Number(),
@@ -144,7 +152,7 @@ export const CompletionResponse = Type.Object({
   httpStatusCode: Type.Integer(),
   developerMessage: Type.Union([Type.String(), Type.Null()]),
   userMessage: Type.Union([Type.String(), Type.Null()]),
-});
+}, { examples: [EXAMPLES.completionResponse] });
 export const ExecutionBody = Type.Object({
   recId: Type.String(),
   money: Type.Object({ amount: Decimal, currency: Type.String() }),
@@ -153,10 +161,10 @@ export const ExecutionBody = Type.Object({
   merchantPaymentId: Type.Optional(Type.String()),
   extra: Type.Optional(Type.String()),
   extra2: Type.Optional(Type.Union([Type.String(), Type.Number()])),
-});
+}, { examples: [EXAMPLES.executionBody] });
 export const RecIdParams = Type.Object({ recId: Type.String() });
 export const DeletedResponse = Type.Object({
   httpStatusCode: Type.Integer(),
   developerMessage: Type.Union([Type.String(), Type.Null()]),
   userMessage: Type.Union([Type.String(), Type.Null()]),
-});
+}, { examples: [EXAMPLES.deletedResponse] });

@@ -28,6 +28,8 @@ export function createdView(p: CreatedPayment, links: Link[]) {
     status: STATUS.created,
     currency: p.currency,
     amount: toJsonAmount(p.amount),
+    // Nothing is captured yet: 0, a number as the bank gives it.
+    confirmedAmount: 0,
     links,
     transactionId: null,
     recId: p.recId,

@@ -6,6 +6,9 @@
 // sandbox test callback. An address may name its port as `*` (`http://localhost:*`): any port of
 // that host, spelled out on purpose — what a developer's local receiver needs.
 
+/** The longest callback URL or registered address accepted anywhere. */
+export const CALLBACK_URL_MAX_LENGTH = 2048;
+
 const DEFAULT_PORT: Record<string, string> = { 'http:': '80', 'https:': '443' };
 
 function parseHttp(text: string): URL | null {
@@ -35,7 +38,7 @@ export function addressProblem(text: string): string | null {
 }
 
 /** Why a text cannot be a callback URL at all (before the registered addresses are looked at). */
-export function callbackUrlProblem(text: string): string | null {
+function callbackUrlProblem(text: string): string | null {
   const url = parseHttp(text);
   if (!url) return 'must be an absolute http(s) URL without user name or password';
   if (url.hash !== '') return 'must not have a fragment';
@@ -55,6 +58,39 @@ export function isUnderAddress(url: string, address: string): boolean {
 }
 
 /** True when `url` may receive the merchant's callbacks. */
-export function isRegisteredCallbackUrl(url: string, registered: readonly string[]): boolean {
+function isRegisteredCallbackUrl(url: string, registered: readonly string[]): boolean {
   return registered.some((address) => isUnderAddress(url, address));
+}
+
+/** The one resolver's verdict: the URL, or why not — `unregistered` when it is a well-formed URL
+ * that is under none of the registered addresses (the catalogue's callbackUrlNotRegistered). */
+export type CallbackUrlVerdict = { ok: true; url: string } | { ok: false; reason: string; unregistered: boolean };
+
+export const NOT_REGISTERED_REASON = 'must be under one of the callback addresses registered for this merchant (same scheme, host and port, path below)';
+
+/**
+ * The one rule of where a callback may go, used by every entry point that names or uses a callback
+ * target: a payment's callbackUrl (create), the merchant's default callback URL (admin API, merchant
+ * settings, dashboard), the sandbox test callback and conformance run, the dispatcher before each
+ * send and redelivery. Parsed-URL matching: same scheme, host and port, path on a segment boundary,
+ * no userinfo.
+ */
+export function resolveCallbackUrl(url: string, registered: readonly string[]): CallbackUrlVerdict {
+  if (url.length > CALLBACK_URL_MAX_LENGTH) return { ok: false, reason: 'is too long', unregistered: false };
+  const problem = callbackUrlProblem(url);
+  if (problem) return { ok: false, reason: problem, unregistered: false };
+  if (!isRegisteredCallbackUrl(url, registered)) return { ok: false, reason: NOT_REGISTERED_REASON, unregistered: true };
+  return { ok: true, url };
+}
+
+/** Where a payment's callbacks go now: its own callbackUrl, else the merchant's default — each only
+ * while the resolver accepts it under the merchant's current registered addresses. */
+export function callbackTarget(payment: { callback_url: string | null }, merchant: { defaultCallbackUrl: string | null; callbackUrlPrefixes: readonly string[] }): string | null {
+  for (const url of [payment.callback_url, merchant.defaultCallbackUrl]) {
+    if (url) {
+      const verdict = resolveCallbackUrl(url, merchant.callbackUrlPrefixes);
+      if (verdict.ok) return verdict.url;
+    }
+  }
+  return null;
 }

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import { after, before, describe, it } from 'node:test';
 import { BACKENDS } from '../testing/databases.ts';
 import { MerchantClient, TEST_ACQUIRER_MODULE, accessToken, basicPayment, createPaid, startTestGateway, useGateway } from '../testing/harness.ts';
 import { Receiver } from '../testing/receiver.ts';
+import { untilAsleep } from '../testing/wait.ts';
 import { DatabaseUnavailableError } from '../store/db.ts';
 import { attemptPayment } from '../payments/attempt.ts';
 import { isNonPublicAddress } from './address-guard.ts';
@@ -22,9 +24,12 @@ function verify(secret: string, header: string, rawBody: string, toleranceSecond
   });
 }
 
+const CALLBACK_TIMEOUT_MS = 5_000;
+
 for (const backend of BACKENDS) {
   describe(`callbacks [${backend}]`, () => {
-    const ctx = useGateway(backend, { KARIBCHE_CALLBACK_TIMEOUT_MS: '400' });
+    // A deadline no local answer misses on a loaded machine (a 400 ms one did): only 'hang' meets it.
+    const ctx = useGateway(backend, { KARIBCHE_CALLBACK_TIMEOUT_MS: String(CALLBACK_TIMEOUT_MS) });
     let rx: Receiver;
     before(async () => {
       rx = await new Receiver().start();
@@ -60,6 +65,13 @@ for (const backend of BACKENDS) {
       assert.ok(verify(ctx.m.credentials.callbackSecret, sig, got.body, 300));
       assert.ok(!verify('whsec_wrong', sig, got.body));
       assert.ok(!verify(ctx.m.credentials.callbackSecret, sig, got.body.replace(id, 'x')));
+      // The same callback verifies with the Standard Webhooks reference library and the secret as given.
+      assert.match(ctx.m.credentials.callbackSecret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+      const standard = { 'webhook-id': String(got.headers['webhook-id']), 'webhook-timestamp': String(got.headers['webhook-timestamp']), 'webhook-signature': String(got.headers['webhook-signature']) };
+      assert.equal(standard['webhook-id'], got.headers['x-callback-id']);
+      assert.deepEqual(new Webhook(ctx.m.credentials.callbackSecret).verify(got.body, standard), { PaymentId: id });
+      assert.throws(() => new Webhook(ctx.m.credentials.callbackSecret).verify(got.body.replace(id, 'x'), standard));
+      assert.throws(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(got.body, standard));
       const [cb] = await log(id);
       assert.equal(cb.status, 'delivered');
       assert.equal(cb.paymentStatus, 'Succeeded');
@@ -98,8 +110,19 @@ for (const backend of BACKENDS) {
         assert.deepEqual(await code(await m.createPayment(basicPayment({ callbackUrl: url }))), [400, expected], url);
       }
       const clientId = m.credentials.clientId;
-      assert.deepEqual(await code(await ctx.t.admin('PATCH', `/admin/v1/merchants/${clientId}`, { defaultCallbackUrl: 'http://localhost.attacker.example/cb' })), [400, 'admin.400.016']);
-      assert.deepEqual(await code(await ctx.t.admin('POST', '/sandbox/v1/callbacks/test', { clientId, url: 'http://localhost.attacker.example/cb' })), [400, 'sandbox.400.016']);
+      // Every other entry point that names a callback target: the same rule, the same verdicts.
+      const receivedBefore = rx.received.length;
+      for (const [url, nnn] of [
+        ['http://localhost.attacker.example/cb', '016'],
+        [`http://127.0.0.1:${port}@127.0.0.1:${port + 1}/callbacks`, '001'],
+      ] as const) {
+        assert.deepEqual(await code(await ctx.t.admin('PATCH', `/admin/v1/merchants/${clientId}`, { defaultCallbackUrl: url })), [400, `admin.400.${nnn}`], url);
+        assert.deepEqual(await code(await ctx.t.admin('POST', '/sandbox/v1/callbacks/test', { clientId, url })), [400, `sandbox.400.${nnn}`], url);
+        assert.deepEqual(await code(await m.post('/sandbox/v1/callbacks/conformance', { url })), [400, `sandbox.400.${nnn}`], url);
+        const merchant = (await ctx.t.admin('GET', `/admin/v1/merchants/${clientId}`)).json();
+        assert.equal(merchant.defaultCallbackUrl, null, 'nothing changed');
+      }
+      assert.equal(rx.received.length, receivedBefore, 'nothing was sent to any of them');
       assert.equal((await ctx.t.admin('PATCH', `/admin/v1/merchants/${clientId}`, { defaultCallbackUrl: `${home}/default` })).statusCode, 200);
 
       // Redelivery resolves the URL again: once the address is removed, nothing goes there.
@@ -114,6 +137,38 @@ for (const backend of BACKENDS) {
       assert.equal(re.json().status, 'undeliverable');
       await drain();
       assert.equal(rx.received.length, before, 'nothing sent to the removed address');
+
+      // A hostile URL stored by hand (an older gateway's prefix match let it in): redelivery and the
+      // dispatcher both refuse it through the same resolver.
+      await ctx.t.admin('PATCH', `/admin/v1/merchants/${clientId}`, { callbackUrlPrefixes: [home, 'http://localhost'] });
+      for (const url of ['http://localhost.attacker.example/cb', `http://127.0.0.1:${port}@127.0.0.1:${port + 1}/callbacks`]) {
+        await ctx.t.gw.services.db.query('UPDATE payments SET callback_url = $2 WHERE pay_id = $1', [id, url]);
+        const again = await m.post(`/v1/gateway/payments/${id}/callbacks/redeliver`, {});
+        assert.deepEqual([again.statusCode, again.json().status], [202, 'undeliverable'], url);
+      }
+      await drain();
+      assert.equal(rx.received.length, before, 'nothing sent to a hostile stored URL');
+    });
+
+    it('sends the first delivery where redelivery would: the default URL once the payment’s own address is removed', async () => {
+      rx.answers = [200];
+      const home = `http://127.0.0.1:${rx.port}/callbacks`;
+      const m = await MerchantClient.create(ctx.t, { callbackUrlPrefixes: [`${home}/orders`, `${home}/default`], defaultCallbackUrl: `${home}/default` });
+      const id = (await m.createPayment(basicPayment({ callbackUrl: `${home}/orders/9` }))).json().payId;
+      // The address the payment named is removed before its final status.
+      const patched = await ctx.t.admin('PATCH', `/admin/v1/merchants/${m.credentials.clientId}`, { callbackUrlPrefixes: [`${home}/default`] });
+      assert.equal(patched.statusCode, 200, patched.body);
+      const before = rx.received.length;
+      await ctx.t.admin('POST', `/sandbox/v1/payments/${id}/simulate`, { card: '4111111111111111' });
+      await drain();
+      assert.deepEqual(rx.received.slice(before).map((r) => r.path), ['/callbacks/default']);
+      const log = (await m.get(`/v1/gateway/payments/${id}/callbacks`)).json();
+      const attempts = JSON.stringify(log);
+      assert.ok(attempts.includes(`${home}/default`), `the attempt records where it went: ${attempts}`);
+      // Redelivery goes to the same place.
+      await m.post(`/v1/gateway/payments/${id}/callbacks/redeliver`, {});
+      await drain();
+      assert.deepEqual(rx.received.slice(before).map((r) => r.path), ['/callbacks/default', '/callbacks/default']);
     });
 
     it('retries after a 500 on the schedule and then delivers', async () => {
@@ -185,8 +240,8 @@ for (const backend of BACKENDS) {
       await drain();
       const [cb] = await log(id);
       assert.equal(cb.status, 'pending');
-      assert.match(cb.attemptLog[0].error, /no answer within 400 ms/);
-      assert.ok(cb.attemptLog[0].durationMs >= 390);
+      assert.match(cb.attemptLog[0].error, new RegExp(`no answer within ${CALLBACK_TIMEOUT_MS} ms`));
+      assert.ok(cb.attemptLog[0].durationMs >= CALLBACK_TIMEOUT_MS - 10);
       rx.answers = [200];
     });
 
@@ -258,6 +313,12 @@ for (const backend of BACKENDS) {
       assert.match(sig, /^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
       assert.ok(verify(old, sig, got.body));
       assert.ok(verify(fresh, sig, got.body));
+      // The Standard Webhooks header carries the same two signatures, space-separated: the
+      // reference library accepts the callback with either secret.
+      const standard = (r: (typeof rx.received)[number]) => ({ 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) });
+      assert.match(standard(got)['webhook-signature'], /^v1,[A-Za-z0-9+/]{43}= v1,[A-Za-z0-9+/]{43}=$/);
+      assert.deepEqual(new Webhook(old).verify(got.body, standard(got)), JSON.parse(got.body));
+      assert.deepEqual(new Webhook(fresh).verify(got.body, standard(got)), JSON.parse(got.body));
       ctx.m.credentials.callbackSecret = fresh;
       await advance(24 * 3600 + 1);
       await payWith({ callbackUrl: rx.url });
@@ -265,6 +326,10 @@ for (const backend of BACKENDS) {
       const later = String(rx.received.at(-1)!.headers['x-callback-signature']);
       assert.match(later, /^t=\d+,v1=[0-9a-f]{64}$/, 'the old secret stops signing after 24 h');
       assert.ok(verify(fresh, later, rx.received.at(-1)!.body));
+      const last = rx.received.at(-1)!;
+      assert.match(standard(last)['webhook-signature'], /^v1,[A-Za-z0-9+/]{43}=$/);
+      assert.deepEqual(new Webhook(fresh).verify(last.body, standard(last)), JSON.parse(last.body));
+      assert.throws(() => new Webhook(old).verify(last.body, standard(last)), 'the old secret no longer verifies');
     });
 
     it('logs the first 1 KiB of the answer', async () => {
@@ -288,32 +353,35 @@ for (const backend of BACKENDS) {
   });
 }
 
+/**
+ * With a 60 s poll, a callback delivered within this was woken by its notification (or a claim
+ * retry): far from both the poll and any slowness of a loaded machine.
+ */
+const WAKE_WITHIN_MS = 20_000;
+
 for (const backend of BACKENDS) {
   describe(`callback wake-up when idle [${backend}]`, () => {
-    it('delivers within a moment of the final status though the poll is 60 s, one callback or a burst', async () => {
+    it('delivers on the notification of the final status though the poll is 60 s, one callback or a burst', async () => {
       const logs: string[] = [];
       const t = await startTestGateway(backend, { KARIBCHE_CALLBACK_POLL_MS: '60000', KARIBCHE_SWEEP_INTERVAL_MS: '60000', LOG_LEVEL: 'warn' }, { background: true, logStream: { write: (l) => void logs.push(l) } });
       const rx = await new Receiver().start();
       try {
         const m = await MerchantClient.create(t);
         const id = (await m.createPayment(basicPayment({ callbackUrl: rx.url }))).json().payId;
-        await new Promise((r) => setTimeout(r, 200)); // let the dispatcher fall asleep
-        const t0 = Date.now();
+        await untilAsleep(t.gw.services.callbacks);
         await t.admin('POST', `/sandbox/v1/payments/${id}/simulate`, { card: '4111111111111111' });
-        await rx.waitFor(1, 5_000);
-        assert.ok(Date.now() - t0 < 2_000, `delivered after ${Date.now() - t0} ms`);
+        // Far sooner than the 60 s poll, however slow the machine: only the notification explains it.
+        await rx.waitFor(1, WAKE_WITHIN_MS);
 
         // A burst: notifications that arrive while the dispatcher is busy claiming must not be
         // lost (each would otherwise wait for the 60 s poll).
         const ids: string[] = [];
         for (let i = 0; i < 60; i++) ids.push((await m.createPayment(basicPayment({ callbackUrl: rx.url }))).json().payId);
-        const t1 = Date.now();
         await Promise.all(ids.map((p) => t.admin('POST', `/sandbox/v1/payments/${p}/simulate`, { card: '4111111111111111' })));
-        await rx.waitFor(61, 10_000).catch(async (err) => {
+        await rx.waitFor(61, WAKE_WITHIN_MS).catch(async (err) => {
           const { rows } = await t.gw.services.db.query(`SELECT status, attempts, count(*)::int AS n, min(lease_until) AS lease FROM callback_deliveries GROUP BY 1, 2`);
           throw new Error(`${err.message}; deliveries ${JSON.stringify(rows)}; warnings: ${logs.join('').slice(-3_000)}`);
         });
-        assert.ok(Date.now() - t1 < 5_000, `60 callbacks delivered after ${Date.now() - t1} ms`);
       } finally {
         await rx.stop();
         await t.close();
@@ -329,7 +397,7 @@ for (const backend of BACKENDS) {
       try {
         const m = await MerchantClient.create(t);
         const id = (await m.createPayment(basicPayment({ callbackUrl: rx.url }))).json().payId;
-        await new Promise((r) => setTimeout(r, 200)); // let the dispatcher fall asleep
+        await untilAsleep(t.gw.services.callbacks);
         // The next two claims fail as if the database were away for a moment.
         db.query = ((sql: string, params?: readonly unknown[], name?: string) => {
           if (name === 'claim_callbacks' && failed < 2) {
@@ -338,11 +406,9 @@ for (const backend of BACKENDS) {
           }
           return query.call(db, sql, params, name);
         }) as typeof db.query;
-        const t0 = Date.now();
         await t.admin('POST', `/sandbox/v1/payments/${id}/simulate`, { card: '4111111111111111' });
-        await rx.waitFor(1, 5_000);
+        await rx.waitFor(1, WAKE_WITHIN_MS);
         assert.equal(failed, 2);
-        assert.ok(Date.now() - t0 < 2_000, `delivered after ${Date.now() - t0} ms`);
       } finally {
         db.query = query;
         await rx.stop();

@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import type { MerchantDirectory } from '../merchants/directory.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { Db } from '../store/db.ts';
-import { isRegisteredCallbackUrl } from './addresses.ts';
+import { callbackTarget } from './addresses.ts';
 import { callbackId } from './ids.ts';
 import { sendCallback, sendOptionsFor, type SendResult } from './send.ts';
 import { activeSecrets } from './signature.ts';
@@ -56,6 +56,11 @@ export class CallbackDispatcher {
     await Promise.all(this.inFlight);
   }
 
+  /** Asleep until a notification or the next poll, nothing in flight (tests wait for this rather than sleep). */
+  get idle(): boolean {
+    return this.wake !== null && this.inFlight.size === 0;
+  }
+
   nudge(): void {
     if (this.wake) this.wake();
     else this.nudged = true;
@@ -73,10 +78,12 @@ export class CallbackDispatcher {
         this.s.log.warn({ err, failures }, 'callback claim failed');
       }
       // A notification that arrived during the claim may be for a row the claim could not see yet.
-      if (this.nudged && this.running) continue;
+      if (!this.running) break;
+      if (this.nudged) continue;
       // The notifications for the rows a failed claim missed have been spent: try again soon
       // rather than at the next poll, backing off while the database stays away.
       const waitMs = failures === 0 ? this.s.config.callbackPollMs : Math.min(this.s.config.callbackPollMs, CLAIM_RETRY_MS * 2 ** Math.min(failures - 1, 8));
+      // stop() while claiming only sets `nudged`: it is checked above, so close never waits a poll.
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, waitMs);
         this.wake = () => {
@@ -92,7 +99,8 @@ export class CallbackDispatcher {
   private async fill(): Promise<number> {
     const room = this.s.config.callbackConcurrency - this.inFlight.size;
     if (room <= 0) return 0;
-    const claimed = await claimDue(this.s.db, this.s.clock.now(), room, this.leaseSeconds);
+    // The global time: each delivery is due on its merchant's clock (claimDue adds the offset).
+    const claimed = await claimDue(this.s.db, this.s.clock.base.now(), room, this.leaseSeconds);
     for (const c of claimed) {
       const p: Promise<void> = this.deliver(c)
         .catch((err) => this.s.log.error({ err, payId: c.pay_id }, 'callback delivery failed to record'))
@@ -115,30 +123,41 @@ export class CallbackDispatcher {
   }
 
   private async deliver(c: Claimed): Promise<void> {
-    const { clock, config } = this.s;
+    const { config } = this.s;
+    const clock = this.s.clock.forMerchant(c.client_id);
     const merchant = await this.s.merchants.byId(c.client_id);
     const startedAt = clock.now();
     const refused = (error: string): SendResult => ({ httpStatus: null, error, excerpt: null, durationMs: 0 });
+    // Where it goes is decided as redelivery decides it (callbackTarget): the URL the delivery was
+    // made for while the merchant's registered addresses still accept it, else the merchant's
+    // default URL, else nowhere.
+    const url = merchant ? callbackTarget({ callback_url: c.url }, merchant) : null;
     const result = !merchant
       ? refused('merchant not found')
-      : !isRegisteredCallbackUrl(c.url, merchant.callbackUrlPrefixes)
-        ? refused('the callback URL is no longer under a registered callback address of the merchant')
+      : !url
+        ? refused('the callback URL is no longer under a registered callback address of the merchant, and no default URL is')
         : await sendCallback(
-            c.url,
+            url,
             c.pay_id,
             // The signature's timestamp is transport freshness: real time, even when the sandbox clock moved.
-            { callbackId: callbackId(c.event_id), sequence: c.seq, secrets: activeSecrets(merchant, startedAt), timestamp: Math.floor(Date.now() / 1000) },
+            {
+              callbackId: callbackId(c.event_id),
+              sequence: c.seq,
+              secrets: activeSecrets(merchant, this.s.clock.now()), // rotation overlaps run on the gateway clock
+              timestamp: Math.floor(Date.now() / 1000),
+              bare: merchant.profile === 'bank',
+            },
             sendOptionsFor(config),
           );
     const delivered = result.httpStatus !== null && result.httpStatus >= 200 && result.httpStatus < 300;
     const status = await this.recorder.record({
-      eventId: c.event_id, payId: c.pay_id, attempt: c.attempts, url: c.url, startedAt, durationMs: result.durationMs, httpStatus: result.httpStatus, error: result.error, excerpt: result.excerpt, delivered,
+      eventId: c.event_id, payId: c.pay_id, attempt: c.attempts, url: url ?? c.url, startedAt, durationMs: result.durationMs, httpStatus: result.httpStatus, error: result.error, excerpt: result.excerpt, delivered,
     });
     this.s.metrics.callbackAttempts.inc({ outcome: delivered ? 'delivered' : status === 'failed' ? 'failed' : 'retry' });
     if (delivered) this.s.metrics.callbackLatency.observe(Math.max(0, clock.nowMs() - c.created_at.getTime()) / 1000);
     if (!delivered) {
       this.s.log.warn(
-        { event: 'callback.failed', payId: c.pay_id, clientId: c.client_id, callbackId: callbackId(c.event_id), url: c.url, attempt: c.attempts, httpStatus: result.httpStatus, error: result.error, next: status },
+        { event: 'callback.failed', payId: c.pay_id, clientId: c.client_id, callbackId: callbackId(c.event_id), url: url ?? c.url, attempt: c.attempts, httpStatus: result.httpStatus, error: result.error, next: status },
         'callback not delivered',
       );
     }

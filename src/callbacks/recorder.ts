@@ -37,7 +37,7 @@ export class AttemptRecorder {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
-        const statuses = await recordAttempts(this.db, batch.map((w) => w.record), this.clock.now());
+        const statuses = await recordAttempts(this.db, batch.map((w) => w.record), this.clock.base.now()); // each merchant's offset is added in SQL
         batch.forEach((w, i) => w.resolve(statuses[i]!));
       } catch (err) {
         for (const w of batch) w.reject(err);

@@ -3,7 +3,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { guardedLookup, isNonPublicAddress, RefusedAddress } from './address-guard.ts';
-import { signatureHeader } from './signature.ts';
+import { signatureHeader, standardWebhookHeaders } from './signature.ts';
 
 export const EXCERPT_BYTES = 1024;
 
@@ -46,7 +46,7 @@ export function callbackBody(payId: string): string {
 export async function sendCallback(
   url: string,
   payId: string,
-  meta: { callbackId: string; sequence: number; secrets: string[]; timestamp: number },
+  meta: { callbackId: string; sequence: number; secrets: string[]; timestamp: number; bare?: boolean },
   opts: SendOptions,
 ): Promise<SendResult> {
   const body = callbackBody(payId);
@@ -75,10 +75,16 @@ export async function sendCallback(
         headers: {
           'Content-Type': 'application/json',
           'Content-Length': Buffer.byteLength(body),
-          'User-Agent': 'Karibche-Callbacks/1',
-          'X-Callback-Id': meta.callbackId,
-          'X-Callback-Sequence': String(meta.sequence),
-          'X-Callback-Signature': signatureHeader(meta.secrets, meta.timestamp, body),
+          // The bank profile's callbacks are the bank's: the body alone, unsigned, no ids.
+          ...(meta.bare
+            ? {}
+            : {
+                'User-Agent': 'Karibche-Callbacks/1',
+                'X-Callback-Id': meta.callbackId,
+                'X-Callback-Sequence': String(meta.sequence),
+                'X-Callback-Signature': signatureHeader(meta.secrets, meta.timestamp, body),
+                ...standardWebhookHeaders(meta.secrets, meta.callbackId, meta.timestamp, body),
+              }),
         },
         lookup: opts.guard ? guardedLookup : undefined,
         localAddress: opts.localAddress,

@@ -1,6 +1,8 @@
 // SQL for callback delivery: one function per operation. A claim is a lease in database time;
-// the next attempt's time comes from karibche_callback_backoff() on the gateway clock.
+// the next attempt's time comes from karibche_callback_backoff() on the gateway clock — the
+// payment's merchant clock (the global time passed in plus the merchant's own sandbox offset).
 import type { Queryable } from '../store/db.ts';
+import { MAX_MERCHANT_OFFSET, MERCHANT_OFFSET } from '../store/merchant-clock.ts';
 
 export interface Claimed {
   event_id: number;
@@ -25,10 +27,10 @@ export const RETRY_DAYS = 3;
 export async function claimDue(q: Queryable, now: Date, limit: number, leaseSeconds: number): Promise<Claimed[]> {
   const { rows } = await q.query<Claimed>(
     `WITH due AS (
-       SELECT event_id FROM callback_deliveries
-       WHERE (status = 'pending' AND next_attempt_at <= $1)
-          OR (status = 'delivering' AND lease_until < clock_timestamp())
-       ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       SELECT d.event_id FROM callback_deliveries d JOIN merchants m ON m.client_id = d.client_id
+       WHERE (d.status = 'pending' AND d.next_attempt_at <= $1::timestamptz + ${MAX_MERCHANT_OFFSET} AND d.next_attempt_at <= $1::timestamptz + ${MERCHANT_OFFSET('m')})
+          OR (d.status = 'delivering' AND d.lease_until < clock_timestamp())
+       ORDER BY d.next_attempt_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED)
      UPDATE callback_deliveries d
      SET status = 'delivering', attempts = d.attempts + 1, lease_until = clock_timestamp() + make_interval(secs => $3)
      FROM due WHERE d.event_id = due.event_id
@@ -56,7 +58,9 @@ export interface AttemptRecord {
  * Logs attempts and moves each delivery on — delivered, the next retry, or failed after 3 days —
  * in one statement (one commit) for the whole batch: under load the dispatcher records many
  * attempts at once. The attempt number guards against a stale dispatcher whose lease ran out: its
- * result is logged but moves nothing ('superseded'). Returns each delivery's new status, in order.
+ * result is logged but moves nothing ('superseded'). The delivery keeps the URL the attempt went to
+ * (the dispatcher resolves it again on every attempt, as redelivery does). Returns each delivery's
+ * new status, in order.
  */
 export async function recordAttempts(q: Queryable, batch: AttemptRecord[], now: Date): Promise<string[]> {
   const col = <T>(f: (a: AttemptRecord) => T) => batch.map(f);
@@ -70,13 +74,13 @@ export async function recordAttempts(q: Queryable, batch: AttemptRecord[], now: 
      moved AS (
        UPDATE callback_deliveries d SET
          status = CASE WHEN r.delivered THEN 'delivered'
-                       WHEN $11::timestamptz + karibche_callback_backoff(d.attempts) > d.created_at + make_interval(days => ${RETRY_DAYS}) THEN 'failed'
+                       WHEN ($11::timestamptz + ${MERCHANT_OFFSET('m')}) + karibche_callback_backoff(d.attempts) > d.created_at + make_interval(days => ${RETRY_DAYS}) THEN 'failed'
                        ELSE 'pending' END,
-         next_attempt_at = CASE WHEN r.delivered THEN d.next_attempt_at ELSE $11::timestamptz + karibche_callback_backoff(d.attempts) END,
-         delivered_at = CASE WHEN r.delivered THEN $11::timestamptz ELSE d.delivered_at END,
-         lease_until = NULL, last_status = r.http_status,
+         next_attempt_at = CASE WHEN r.delivered THEN d.next_attempt_at ELSE ($11::timestamptz + ${MERCHANT_OFFSET('m')}) + karibche_callback_backoff(d.attempts) END,
+         delivered_at = CASE WHEN r.delivered THEN ($11::timestamptz + ${MERCHANT_OFFSET('m')}) ELSE d.delivered_at END,
+         lease_until = NULL, last_status = r.http_status, url = r.url,
          last_error = CASE WHEN r.delivered THEN NULL ELSE coalesce(r.error, 'HTTP ' || r.http_status) END
-       FROM r WHERE d.event_id = r.event_id AND d.attempts = r.attempt AND d.status = 'delivering'
+       FROM r, merchants m WHERE d.event_id = r.event_id AND m.client_id = d.client_id AND d.attempts = r.attempt AND d.status = 'delivering'
        RETURNING d.event_id, d.status)
      SELECT r.i::int AS i, m.status FROM r LEFT JOIN moved m ON m.event_id = r.event_id ORDER BY r.i`,
     [

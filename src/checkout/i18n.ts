@@ -1,6 +1,7 @@
 // Every text of the checkout page, in Georgian (default) and English. Both dictionaries have the
 // same keys (the type makes a missing translation a compile error). Texts with {placeholders} are
-// filled by fill(); amounts and dates are formatted for the language by format.ts.
+// filled by fill() (src/web/html.ts); amounts and dates are formatted for the language by
+// src/web/format.ts.
 
 const en = {
   lang: 'en',
@@ -18,6 +19,7 @@ const en = {
   switchLanguage: 'ქართული',
   m4: 'Web QR',
   m5: 'Card',
+  m6: 'Ertguli points',
   m7: 'Internet bank',
   m8: 'Installment',
   m9: 'Apple Pay',
@@ -81,8 +83,12 @@ const en = {
   perMonth: '{amount} a month',
   apply: 'Apply and pay',
   installmentCancel: 'Cancel application',
+  pointsTitle: 'Pay with Ertguli points',
+  pointsText: 'Spend your Ertguli loyalty points on this purchase; they are taken from your points balance at once.',
+  pointsPay: 'Pay {amount} with points',
   noticeWalletCancelled: 'You cancelled the payment in {wallet}. Nothing was charged — choose how you want to pay.',
   noticeInstallmentCancelled: 'You cancelled the installment application. Nothing was charged — choose how you want to pay.',
+  noticePointsCancelled: 'You cancelled paying with points. Nothing was charged — choose how you want to pay.',
   notice3dsCancelled: 'You cancelled the 3-D Secure verification. Nothing was charged.',
   declined: 'The payment was declined',
   attemptsLeft: 'Attempts left',
@@ -127,11 +133,18 @@ const en = {
   sbUserDemo: 'pays',
   sbUserEmpty: 'not enough funds',
   sbUserBlocked: 'card restricted',
+  sbUserSlowApprove: 'pays after {n} minutes',
+  sbUserSlowDecline: 'not enough funds, after {n} minutes',
   sbWallet: 'The wallet sheet is simulated. To see how a bank decline looks:',
   sbWalletDecline: 'Bank declines (test)',
   sbInstallment: 'The application is simulated. To see how a refusal by the bank looks:',
   sbInstallmentDecline: 'Bank refuses (test)',
   sbQr: 'The link below opens the simulated banking app, as scanning the code would.',
+  sbAppLater: 'The banking app is simulated. To see a bank that answers {n} minutes later (sandbox clock):',
+  sbApproveLater: 'Approve in {n} minutes (test)',
+  sbDeclineLater: 'Decline in {n} minutes (test)',
+  sbPoints: 'Paying with points is simulated. To see how too few points look:',
+  sbPointsDecline: 'Not enough points (test)',
   rc_decline_general: 'Your bank declined the payment.',
   rc_decline_not_sufficient_funds: 'There are not enough funds on the account.',
   rc_decline_expired_card: 'The card has expired.',
@@ -143,6 +156,7 @@ const en = {
   rc_decline_authentication_failed: '3-D Secure verification failed.',
   rc_decline_authentication_timeout: '3-D Secure verification was not completed in time.',
   rc_not_processed: 'The bank did not receive the payment; nothing was charged.',
+  rcPointsNoFunds: 'There are not enough points on your Ertguli balance.',
 };
 
 export type Texts = typeof en;
@@ -163,6 +177,7 @@ const ka: Texts = {
   switchLanguage: 'English',
   m4: 'QR კოდი',
   m5: 'ბარათი',
+  m6: 'ერთგულის ქულები',
   m7: 'ინტერნეტბანკი',
   m8: 'განვადება',
   m9: 'Apple Pay',
@@ -226,8 +241,12 @@ const ka: Texts = {
   perMonth: 'თვეში {amount}',
   apply: 'განაცხადის გაგზავნა და გადახდა',
   installmentCancel: 'განაცხადის გაუქმება',
+  pointsTitle: 'გადახდა ერთგულის ქულებით',
+  pointsText: 'გამოიყენეთ ერთგულის ქულები ამ შენაძენისთვის; ქულები ბალანსიდან მაშინვე ჩამოიჭრება.',
+  pointsPay: 'ქულებით გადახდა: {amount}',
   noticeWalletCancelled: 'თქვენ გააუქმეთ გადახდა {wallet}-ში. თანხა არ ჩამოჭრილა — აირჩიეთ, როგორ გსურთ გადახდა.',
   noticeInstallmentCancelled: 'თქვენ გააუქმეთ განვადების განაცხადი. თანხა არ ჩამოჭრილა — აირჩიეთ, როგორ გსურთ გადახდა.',
+  noticePointsCancelled: 'თქვენ გააუქმეთ ქულებით გადახდა. თანხა არ ჩამოჭრილა — აირჩიეთ, როგორ გსურთ გადახდა.',
   notice3dsCancelled: 'თქვენ გააუქმეთ 3-D Secure დადასტურება. თანხა არ ჩამოჭრილა.',
   declined: 'გადახდა უარყოფილია',
   attemptsLeft: 'დარჩენილი მცდელობები',
@@ -272,11 +291,18 @@ const ka: Texts = {
   sbUserDemo: 'გადაიხდის',
   sbUserEmpty: 'არასაკმარისი თანხა',
   sbUserBlocked: 'ბარათი შეზღუდულია',
+  sbUserSlowApprove: 'გადაიხდის {n} წუთის შემდეგ',
+  sbUserSlowDecline: 'არასაკმარისი თანხა, {n} წუთის შემდეგ',
   sbWallet: 'საფულე სიმულაციაა. ბანკის უარის სანახავად:',
   sbWalletDecline: 'ბანკი უარყოფს (ტესტი)',
   sbInstallment: 'განაცხადი სიმულაციაა. ბანკის უარის სანახავად:',
   sbInstallmentDecline: 'ბანკი უარს ამბობს (ტესტი)',
   sbQr: 'ქვემოთ მოცემული ბმული ხსნის სიმულირებულ საბანკო აპლიკაციას, ისევე როგორც კოდის დასკანერება.',
+  sbAppLater: 'საბანკო აპლიკაცია სიმულაციაა. ბანკის პასუხის სანახავად {n} წუთის შემდეგ (სატესტო საათით):',
+  sbApproveLater: 'დადასტურება {n} წუთში (ტესტი)',
+  sbDeclineLater: 'უარყოფა {n} წუთში (ტესტი)',
+  sbPoints: 'ქულებით გადახდა სიმულაციაა. არასაკმარისი ქულების შემთხვევის სანახავად:',
+  sbPointsDecline: 'არასაკმარისი ქულები (ტესტი)',
   rc_decline_general: 'ბანკმა გადახდა უარყო.',
   rc_decline_not_sufficient_funds: 'ანგარიშზე არ არის საკმარისი თანხა.',
   rc_decline_expired_card: 'ბარათს ვადა გაუვიდა.',
@@ -288,6 +314,7 @@ const ka: Texts = {
   rc_decline_authentication_failed: '3-D Secure დადასტურება ვერ მოხერხდა.',
   rc_decline_authentication_timeout: '3-D Secure დადასტურება დროულად არ დასრულდა.',
   rc_not_processed: 'ბანკს გადახდა არ მიუღია; თანხა არ ჩამოჭრილა.',
+  rcPointsNoFunds: 'ერთგულის ბალანსზე საკმარისი ქულები არ არის.',
 };
 
 export const TEXTS = { KA: ka, EN: en } as const;
@@ -303,6 +330,3 @@ export function resultText(t: Texts, code: string | null): string {
   const key = `rc_${code}` as keyof Texts;
   return (t[key] as string | undefined) ?? t.rc_decline_general;
 }
-
-/** A text with its {name} placeholders filled. */
-export const fill = (text: string, values: Record<string, string | number>) => text.replace(/\{(\w+)\}/g, (m, k: string) => (k in values ? String(values[k]) : m));

@@ -1,11 +1,11 @@
 // The parts every checkout page shares: the page shell (header with the shop and the language
-// switch, footer with the trust line), the amount summary, notices, form fields and the sandbox
-// hint box.
+// switch, footer with the trust line), the amount summary, notices, hidden form fields and the
+// sandbox hint box.
 import type { Merchant } from '../merchants/merchant.ts';
 import type { PaymentRow } from '../payments/row.ts';
-import { formatAmount, formatTime } from './format.ts';
+import { formatAmount, formatTime } from '../web/format.ts';
 import type { FormMemory } from './form-memory.ts';
-import { html, type Html } from './html.ts';
+import { html, type Html } from '../web/html.ts';
 import type { Texts } from './i18n.ts';
 import { acceptedMarks, icon, type IconName } from './marks.ts';
 
@@ -85,30 +85,6 @@ const NOTICE_ICONS: Record<'bad' | 'info' | 'ok', IconName> = { bad: 'cross', in
 /** A message above a form: an error (announced at once) or a neutral status. */
 export const notice = (kind: 'bad' | 'info' | 'ok', body: Html | string, id?: string) =>
   html`<div class="notice notice-${kind}" role="${kind === 'bad' ? 'alert' : 'status'}"${id ? html` id="${id}"` : ''}>${icon(NOTICE_ICONS[kind])}<div>${body}</div></div>`;
-
-export interface FieldOptions {
-  type?: string;
-  autocomplete: string;
-  inputmode?: string;
-  hint?: string;
-  error?: string;
-  value?: string;
-  /** The first invalid field after a failed submit: focused on load, without JavaScript. */
-  autofocus?: boolean;
-  maxlength?: number;
-  /** More attributes (trusted markup). */
-  attrs?: Html;
-  /** Inside the control, after the input (the scheme marks). */
-  after?: Html;
-}
-
-/** A labelled input with its hint and error, tied together for assistive technology. */
-export function field(name: string, label: string, o: FieldOptions): Html {
-  const described = [o.error ? `${name}-error` : '', o.hint ? `${name}-hint` : ''].filter(Boolean).join(' ');
-  return html`<div class="field${o.error ? ' invalid' : ''}"><label for="${name}">${label}</label>
-<div class="control"><input id="${name}" name="${name}" type="${o.type ?? 'text'}" autocomplete="${o.autocomplete}"${o.inputmode ? html` inputmode="${o.inputmode}"` : ''}${o.maxlength ? html` maxlength="${o.maxlength}"` : ''} required${o.value ? html` value="${o.value}"` : ''}${described ? html` aria-describedby="${described}"` : ''}${o.error ? html` aria-invalid="true"` : ''}${o.autofocus ? html` autofocus` : ''}${o.attrs ?? ''}>${o.after ?? ''}</div>
-${o.hint ? html`<p class="hint" id="${name}-hint">${o.hint}</p>` : ''}${o.error ? html`<p class="err" id="${name}-error">${o.error}</p>` : ''}</div>`;
-}
 
 /** Hidden fields every checkout form carries. */
 export const hiddenFields = (c: PageContext, method?: number) =>

@@ -1,7 +1,7 @@
 // The card schemes the checkout recognises, and every picture on the page: scheme marks, wallet
 // marks, method and status icons. All are inline SVG of our own drawing (no third-party logo files,
 // no external requests); they use presentation attributes only, which the page's CSP allows.
-import { html, trusted, type Html } from './html.ts';
+import { html, trusted, type Html } from '../web/html.ts';
 
 export interface Scheme {
   id: 'visa' | 'mastercard' | 'amex';
@@ -77,6 +77,7 @@ const ICONS = {
   info: '<circle cx="12" cy="12" r="9"/><path d="M12 11v5.5M12 7.6v.1"/>',
   shield: '<path d="M12 2.8 4.8 5.6v5.5c0 4.6 3 8.3 7.2 10.1 4.2-1.8 7.2-5.5 7.2-10.1V5.6Z"/><path d="m8.8 12 2.3 2.3 4.3-4.5"/>',
   undo: '<path d="M9 14 4 9l5-5"/><path d="M4 9h10.5a5.5 5.5 0 0 1 0 11H11"/>',
+  star: '<path d="m12 3.2 2.7 5.5 6 .9-4.35 4.24 1.03 6-5.38-2.83-5.38 2.83 1.03-6L3.3 9.6l6-.9Z"/>',
 } as const;
 
 export type IconName = keyof typeof ICONS;
@@ -90,6 +91,8 @@ export function methodIcon(method: number): Html {
   switch (method) {
     case 4:
       return icon('qr');
+    case 6:
+      return icon('star');
     case 7:
       return icon('bank');
     case 8:

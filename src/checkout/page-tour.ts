@@ -87,6 +87,19 @@ export async function checkoutTour(t: TestGateway, m: MerchantClient): Promise<T
   const branded = await MerchantClient.create(t, { ...EVERYTHING, name: MERCHANT_TEXTS[0], brandColor: '#ffcc00', logoUrl: logo });
   const brandedPay = (await branded.createPayment(basicPayment({ description: MERCHANT_TEXTS[1] }))).json().payId as string;
 
+  // A shop that takes Ertguli points (6) besides everything else: seven methods on the page.
+  const pointsShop = await MerchantClient.create(t, { ...EVERYTHING, name: MERCHANT_TEXTS[0], methods: [...EVERYTHING.methods, 6] });
+  const pointsPayment = async () => {
+    const res = await pointsShop.createPayment(basicPayment({ returnurl: 'http://127.0.0.1:9/shop/return', description: MERCHANT_TEXTS[1], amount: { currency: 'GEL', total: '1249.90' } }));
+    if (res.statusCode !== 200) throw new Error(`create failed: ${res.statusCode} ${res.body}`);
+    return res.json().payId as string;
+  };
+  const points = await pointsPayment();
+  const pointsDeclined = await pointsPayment();
+  await simulate(pointsDeclined, { method: 6, outcome: 'decline' });
+  const pointsPaid = await pointsPayment();
+  await simulate(pointsPaid, { method: 6, outcome: 'approve' });
+
   const qrPage = await t.app.inject({ method: 'GET', url: `/checkout/${open}?method=4` });
   const qrPath = /\/checkout\/[0-9a-f]+\/qr\/[^"?&]+/.exec(qrPage.body)?.[0];
   if (!qrPath) throw new Error('no banking app link on the QR page');
@@ -94,6 +107,10 @@ export async function checkoutTour(t: TestGateway, m: MerchantClient): Promise<T
   const qrDonePage = await t.app.inject({ method: 'GET', url: `/checkout/${qrDone}?method=4` });
   const qrDonePath = /\/checkout\/[0-9a-f]+\/qr\/[^"?&]+/.exec(qrDonePage.body)![0];
   await simulate(qrDone, { method: 4, outcome: 'approve' });
+  // The banking app answered "approve in 5 minutes" (sandbox): the bank has not decided yet.
+  const qrLater = await create();
+  const qrLaterPath = /\/checkout\/[0-9a-f]+\/qr\/[^"?&]+/.exec((await t.app.inject({ method: 'GET', url: `/checkout/${qrLater}?method=4` })).body)![0];
+  await simulate(qrLater, { method: 4, outcome: 'approve', later: true });
 
   return [
     { name: 'pay-card', open: visit(open, '&method=5') },
@@ -122,6 +139,10 @@ export async function checkoutTour(t: TestGateway, m: MerchantClient): Promise<T
     { name: 'pay-apple-pay', open: visit(open, '&method=9') },
     { name: 'pay-google-pay', open: visit(open, '&method=14') },
     { name: 'pay-installment', open: visit(installment, '&method=8') },
+    { name: 'pay-points', open: visit(points, '&method=6') },
+    { name: 'pay-points-declined', open: visit(pointsDeclined, '&method=6') },
+    { name: 'pay-points-cancelled', open: visit(points, '&method=6&notice=points-cancelled') },
+    { name: 'result-points', open: visit(pointsPaid) },
     { name: 'pay-declined', open: visit(declined) },
     { name: 'pay-wallet-cancelled', open: visit(open, '&method=9&notice=wallet-cancelled') },
     { name: 'pay-installment-cancelled', open: visit(installment, '&method=8&term=12&notice=installment-cancelled') },
@@ -143,6 +164,7 @@ export async function checkoutTour(t: TestGateway, m: MerchantClient): Promise<T
     { name: 'result-expired', open: visit(expired) },
     { name: 'bank-app', open: async (page, lang) => void (await page.goto(`${publicUrl}${qrPath}?lang=${lang}`)) },
     { name: 'bank-app-done', open: async (page, lang) => void (await page.goto(`${publicUrl}${qrDonePath}?lang=${lang}`)) },
+    { name: 'bank-app-later', open: async (page, lang) => void (await page.goto(`${publicUrl}${qrLaterPath}?lang=${lang}`)) },
     { name: 'not-found', open: async (page, lang) => void (await page.goto(`${publicUrl}/checkout/${'0'.repeat(32)}?lang=${lang}`)) },
   ];
 }

@@ -2,10 +2,13 @@
 // Apple Pay and Google Pay sheets, installment application.
 import { ceilDiv } from '../payments/money.ts';
 import type { CardField, CardProblem } from '../payments/card.ts';
+import { POLICY } from '../payments/rules/policy.ts';
 import { BANK_USERS } from '../acquirer/bank-users.ts';
-import { html, fillHtml, type Html } from './html.ts';
-import { fill, resultText, type Texts } from './i18n.ts';
-import { base, field, hiddenFields, money, notice, sandboxBox, type PageContext } from './layout.ts';
+import { DELAYED_OUTCOME_MINUTES } from '../acquirer/test-cards.ts';
+import { fill, fillHtml, html, type Html } from '../web/html.ts';
+import { resultText, type Texts } from './i18n.ts';
+import { field } from '../web/fields.ts';
+import { base, hiddenFields, money, notice, sandboxBox, type PageContext } from './layout.ts';
 import { fieldMarks, icon, schemeMark, SCHEMES, walletMark } from './marks.ts';
 
 export const INSTALLMENT_TERMS = [3, 6, 12, 24] as const;
@@ -45,8 +48,8 @@ ${first ? notice('bad', t.fixErrors) : ''}
 ${field('number', t.cardNumber, { autocomplete: 'cc-number', inputmode: 'numeric', maxlength: 23, error: err('number'), autofocus: first === 'number', attrs: html` spellcheck="false" data-card-number`, after: fieldMarks() })}
 <p class="sr-only" aria-live="polite" data-scheme-live="${t.cardType}"></p>
 <div class="row"><div>${field('expiry', t.expiry, { autocomplete: 'cc-exp', inputmode: 'numeric', maxlength: 7, hint: t.expiryHint, error: err('expiry'), autofocus: first === 'expiry', value: st.expiry?.slice(0, 7), attrs: html` spellcheck="false" data-expiry` })}</div>
-<div>${field('securityCode', t.securityCode, { autocomplete: 'cc-csc', inputmode: 'numeric', maxlength: 4, hint: t.securityCodeHint, error: err('securityCode'), autofocus: first === 'securityCode', attrs: html` spellcheck="false" data-digits` })}</div></div>
-${field('holder', t.holder, { autocomplete: 'cc-name', maxlength: 100, error: err('holder'), autofocus: first === 'holder', value: (st.holder ?? c.memory.holder)?.slice(0, 100), attrs: html` spellcheck="false"` })}
+<div>${field('securityCode', t.securityCode, { autocomplete: 'cc-csc', inputmode: 'numeric', maxlength: POLICY.securityCodeDigits.max, hint: t.securityCodeHint, error: err('securityCode'), autofocus: first === 'securityCode', attrs: html` spellcheck="false" data-digits` })}</div></div>
+${field('holder', t.holder, { autocomplete: 'cc-name', maxlength: POLICY.cardHolderMaxLength, error: err('holder'), autofocus: first === 'holder', value: (st.holder ?? c.memory.holder)?.slice(0, POLICY.cardHolderMaxLength), attrs: html` spellcheck="false"` })}
 <button type="submit" class="primary">${icon('lock')}<span>${t.pay} ${money(c, c.payment.amount)}</span></button>
 ${sandboxBox(c, html`<ul class="test-list">${cards.map(([n, what]) => html`<li><code>${n}</code> — ${what}</li>`)}</ul><p>${t.sbAnyExpiry}</p>`)}
 </form>`;
@@ -68,12 +71,16 @@ ${sandboxBox(c, html`<p>${t.sbQr}</p>`)}
 
 function bankPanel(c: PageContext, st: PanelState): Html {
   const t = c.t;
-  const users = Object.entries(BANK_USERS).map(([name, u]) => html`<li><code>${name}</code> — ${u.outcome === 'approve' ? t.sbUserDemo : resultText(t, u.declineCode ?? null)}</li>`);
+  const later = (text: string) => fill(text, { n: DELAYED_OUTCOME_MINUTES });
+  const users = Object.entries(BANK_USERS).map(
+    ([name, u]) =>
+      html`<li><code>${name}</code> — ${u.delayed ? later(u.outcome === 'approve' ? t.sbUserSlowApprove : t.sbUserSlowDecline) : u.outcome === 'approve' ? t.sbUserDemo : resultText(t, u.declineCode ?? null)}</li>`,
+  );
   return html`<form class="panel" method="post" action="${base(c)}/pay" novalidate data-busy="${t.busy}">${hiddenFields(c, 7)}
 <h2>${icon('bank')}<span>${t.bankTitle}</span></h2>
 ${st.loginFailed ? notice('bad', t.loginFailed) : ''}
-${field('username', t.username, { autocomplete: 'username', value: st.username, autofocus: st.loginFailed, maxlength: 100, attrs: html` spellcheck="false" autocapitalize="none"` })}
-${field('password', t.password, { type: 'password', autocomplete: 'current-password', maxlength: 100 })}
+${field('username', t.username, { autocomplete: 'username', value: st.username, autofocus: st.loginFailed, maxlength: POLICY.bankLoginMaxLength, attrs: html` spellcheck="false" autocapitalize="none"` })}
+${field('password', t.password, { type: 'password', autocomplete: 'current-password', maxlength: POLICY.bankLoginMaxLength })}
 <button type="submit" class="primary">${icon('lock')}<span>${t.loginAndPay}</span></button>
 ${sandboxBox(c, html`<p>${t.sbBankUsers}</p><ul class="test-list">${users}</ul>`)}
 </form>`;
@@ -94,6 +101,20 @@ function walletPanel(c: PageContext, method: 9 | 14): Html {
 <button type="submit" name="outcome" value="cancel" class="secondary">${t.walletCancel}</button>
 </div>
 ${sandboxBox(c, html`<p>${t.sbWallet}</p><button type="submit" name="outcome" value="decline" class="link-button">${t.sbWalletDecline}</button>`)}
+</form>`;
+}
+
+/** Ertguli loyalty points (6): the customer spends points on the purchase, or cancels. */
+function pointsPanel(c: PageContext): Html {
+  const t = c.t;
+  return html`<form class="panel points" method="post" action="${base(c)}/pay" data-busy="${t.busy}">${hiddenFields(c, 6)}
+<h2>${icon('star')}<span>${t.pointsTitle}</span></h2>
+<p>${t.pointsText}</p>
+<dl class="rows"><div><dt>${t.payTo}</dt><dd>${c.merchant.name}</dd></div>
+<div class="total"><dt>${t.walletTotal}</dt><dd>${money(c, c.payment.amount)}</dd></div></dl>
+<button type="submit" name="outcome" value="approve" class="primary">${icon('star')}<span>${fill(t.pointsPay, { amount: money(c, c.payment.amount) })}</span></button>
+<button type="submit" name="outcome" value="cancel" class="secondary">${t.walletCancel}</button>
+${sandboxBox(c, html`<p>${t.sbPoints}</p><button type="submit" name="outcome" value="decline" class="link-button">${t.sbPointsDecline}</button>`)}
 </form>`;
 }
 
@@ -129,6 +150,8 @@ export function panel(c: PageContext, method: number, st: PanelState): Html {
       return walletPanel(c, method);
     case 8:
       return installmentPanel(c, st);
+    case 6:
+      return pointsPanel(c);
   }
   return html``;
 }

@@ -5,6 +5,8 @@ import { BACKENDS } from '../testing/databases.ts';
 import { MerchantClient, TEST_ACQUIRER_MODULE, basicPayment, useGateway } from '../testing/harness.ts';
 import { noCardDataIn } from '../testing/card-data.ts';
 import { selectPaymentById } from '../payments/store.ts';
+import { attemptPayment } from '../payments/attempt.ts';
+import { qrToken } from './csrf.ts';
 
 for (const backend of BACKENDS) {
   describe(`checkout over HTTP [${backend}]`, () => {
@@ -126,6 +128,36 @@ for (const backend of BACKENDS) {
       assert.match(again.body, /role="alert"/);
     });
 
+    it('Ertguli points: cancelling is no attempt; the sandbox decline is too few points, worded as points', async () => {
+      const shop = await MerchantClient.create(ctx.t, { methods: [5, 6], callbackUrlPrefixes: [] });
+      const id = (await shop.createPayment(basicPayment({ methods: [6] }))).json().payId as string;
+      const first = await page(id, '?lang=en');
+      assert.match(first.body, /Pay with Ertguli points/);
+      const cancelled = await post(id, first, 'method=6&outcome=cancel&lang=en');
+      assert.equal(cancelled.headers.location, `/checkout/${id}?lang=en&method=6&notice=points-cancelled`);
+      assert.deepEqual([(await row(id)).attempts, (await row(id)).status], [0, 'Created']);
+      const declined = await post(id, first, 'method=6&outcome=decline&lang=en');
+      assert.equal(declined.headers.location, `/checkout/${id}?lang=en&method=6`);
+      assert.deepEqual([(await row(id)).attempts, (await row(id)).result_code], [1, 'decline_not_sufficient_funds']);
+      const again = await page(id, '?lang=en&method=6');
+      assert.match(again.body, /There are not enough points on your Ertguli balance\./);
+      const paid = await post(id, first, 'method=6&outcome=approve&lang=en');
+      assert.equal(paid.statusCode, 303);
+      assert.deepEqual([(await row(id)).status, (await row(id)).payment_method], ['Succeeded', 6]);
+    });
+
+    it('the simulated banking app answers late on request (sandbox): the payment stays Processing', async () => {
+      const id = await create({ methods: [4] });
+      const qr = await page(id, '?lang=en&method=4');
+      const path = /\/checkout\/[0-9a-f]+\/qr\/[^"?&]+/.exec(qr.body)![0];
+      const app = await ctx.t.app.inject({ method: 'GET', url: `${path}?lang=en` });
+      assert.match(app.body, /value="approve-later"[^>]*>Approve in 5 minutes \(test\)/);
+      const answered = await ctx.t.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookieOf(app) }, payload: `csrf=${encodeURIComponent(csrfOf(app.body))}&outcome=approve-later&lang=en` });
+      assert.equal(answered.statusCode, 200);
+      assert.match(answered.body, /Your bank is confirming the payment/);
+      assert.equal((await row(id)).status, 'Processing');
+    });
+
     it('remembers the cardholder name and last four in an HttpOnly cookie of the payment, never the number or code', async () => {
       const id = await create();
       const first = await page(id);
@@ -198,21 +230,58 @@ for (const backend of BACKENDS) {
   });
 }
 
-describe('checkout in production mode', () => {
-  const ctx = useGateway(BACKENDS[0]!, { KARIBCHE_MODE: 'production', KARIBCHE_PUBLIC_URL: 'https://pay.example', KARIBCHE_ACQUIRER_MODULE: TEST_ACQUIRER_MODULE });
+for (const backend of BACKENDS) {
+  describe(`checkout in production mode: no simulated flow is reachable [${backend}]`, () => {
+    const ctx = useGateway(backend, { KARIBCHE_MODE: 'production', KARIBCHE_PUBLIC_URL: 'https://pay.example', KARIBCHE_ACQUIRER_MODULE: TEST_ACQUIRER_MODULE });
+    const form = (cookie: string) => ({ 'content-type': 'application/x-www-form-urlencoded', cookie });
 
-  it('offers no test decline: a posted "decline" from a wallet or installment form is a cancellation', async () => {
-    const id = (await ctx.m.createPayment(basicPayment({ amount: { currency: 'GEL', total: '300.00' }, methods: [8, 9], installmentProducts: [{ name: 'TV', price: '300.00', quantity: 1 }] }))).json().payId as string;
-    const first = await ctx.t.app.inject({ method: 'GET', url: `/checkout/${id}?method=9&lang=en` });
-    assert.doesNotMatch(first.body, /Bank declines|For testing|Test mode/);
-    const cookie = String(first.headers['set-cookie']).split(';')[0]!;
-    const csrf = /name="csrf" value="([^"]+)"/.exec(first.body)![1]!;
-    for (const method of [9, 8]) {
-      const res = await ctx.t.app.inject({ method: 'POST', url: `/checkout/${id}/pay`, headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, payload: `csrf=${encodeURIComponent(csrf)}&method=${method}&outcome=decline` });
-      assert.equal(res.statusCode, 303);
-      assert.match(String(res.headers.location), /notice=(wallet|installment)-cancelled$/);
-    }
-    const row = (await selectPaymentById(ctx.t.gw.services.db, id))!;
-    assert.deepEqual([row.status, row.attempts], ['Created', 0]);
+    it('offers only the card: the simulated flows are refused at create and left out by default', async () => {
+      // The merchant enabled every method; production offers only those with a real acquirer path.
+      const dflt = await ctx.m.createPayment(basicPayment());
+      assert.equal(dflt.statusCode, 200, dflt.body);
+      assert.deepEqual((await selectPaymentById(ctx.t.gw.services.db, dflt.json().payId))!.methods, [5]);
+      for (const m of [4, 6, 7, 8, 9, 14]) {
+        const res = await ctx.m.createPayment(basicPayment({ methods: [m], amount: { currency: 'GEL', total: '300.00' }, installmentProducts: [{ name: 'TV', price: '300.00', quantity: 1 }] }));
+        assert.equal(res.statusCode, 400, `method ${m}: ${res.body}`);
+        assert.match(res.json().systemCode, /^create-payment\.400\.01[23]$/, `method ${m}`);
+      }
+    });
+
+    it('answers 404 to the banking app, the bank login and the wallet forms, shows no test hint, and the acquirer is never asked', async () => {
+      const id = (await ctx.m.createPayment(basicPayment())).json().payId as string;
+      // A payment that offers the simulated flows anyway (written by a sandbox, or by hand).
+      await ctx.t.gw.services.db.query(`UPDATE payments SET methods = '{4,5,6,7,8,9,14}' WHERE pay_id = $1`, [id]);
+      const first = await ctx.t.app.inject({ method: 'GET', url: `/checkout/${id}?lang=en` });
+      assert.equal(first.statusCode, 200);
+      assert.doesNotMatch(first.body, /For testing|Test mode|test card|4111|1234|demo/i, 'no test-card or test-user hint');
+      assert.doesNotMatch(first.body, /Apple Pay|Google Pay|Internet bank|Web QR|installment|\/qr\//i, 'no simulated method is offered on the page');
+      const cookie = String(first.headers['set-cookie']).split(';')[0]!;
+      const csrf = encodeURIComponent(/name="csrf" value="([^"]+)"/.exec(first.body)![1]!);
+      const { calls } = (await import(TEST_ACQUIRER_MODULE)) as { calls: { op: string; reference?: string }[] };
+      const before = calls.length;
+      for (const payload of ['method=7&username=demo&password=demo', 'method=9&outcome=approve', 'method=14&outcome=approve', 'method=8&outcome=approve&term=12', 'method=6&outcome=approve', 'method=4&outcome=approve']) {
+        const res = await ctx.t.app.inject({ method: 'POST', url: `/checkout/${id}/pay`, headers: form(cookie), payload: `csrf=${csrf}&${payload}` });
+        assert.equal(res.statusCode, 404, payload);
+        assert.match(String(res.headers['content-type']), /text\/html/, payload);
+      }
+      const token = qrToken(ctx.t.gw.services.checkoutSecret, id);
+      assert.equal((await ctx.t.app.inject({ method: 'GET', url: `/checkout/${id}/qr/${token}` })).statusCode, 404);
+      const qrPost = await ctx.t.app.inject({ method: 'POST', url: `/checkout/${id}/qr/${token}`, headers: form(cookie), payload: `csrf=${csrf}&outcome=approve` });
+      assert.equal(qrPost.statusCode, 404);
+      // The domain refuses too, whoever calls it.
+      await assert.rejects(attemptPayment(ctx.t.gw.services, id, { method: 7, outcome: 'approve' }), /not available in production/);
+      // The sandbox's simulate does not exist, even with the operator's token.
+      const simulate = await ctx.t.admin('POST', `/sandbox/v1/payments/${id}/simulate`, { method: 7, outcome: 'approve' });
+      assert.equal(simulate.statusCode, 404);
+      assert.match(String(simulate.headers['content-type']), /application\/problem\+json/);
+      assert.equal(calls.length, before, 'the acquirer was never asked');
+      const row = (await selectPaymentById(ctx.t.gw.services.db, id))!;
+      assert.deepEqual([row.status, row.attempts], ['Created', 0]);
+      // The card form is the one way to pay, and it reaches the real connector.
+      const card = await ctx.t.app.inject({ method: 'POST', url: `/checkout/${id}/pay`, headers: form(cookie), payload: `csrf=${csrf}&method=5&number=4111111111111111&expiry=12%2F30&securityCode=123&holder=A+B` });
+      assert.equal(card.statusCode, 303, card.body);
+      assert.equal((await selectPaymentById(ctx.t.gw.services.db, id))!.status, 'Succeeded');
+      assert.equal(calls.at(-1)!.op, 'authorise');
+    });
   });
-});
+}

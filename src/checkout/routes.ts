@@ -1,7 +1,6 @@
 // The hosted checkout page (SPEC 14): server-rendered, no external assets, no inline script,
 // CSRF-protected forms, Georgian and English. Every payment action goes through attemptPayment /
 // answerChallenge, the same code path as the sandbox simulate endpoint.
-import fs from 'node:fs';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
@@ -12,6 +11,9 @@ import type { Merchant } from '../merchants/merchant.ts';
 import { answerChallenge, attemptPayment } from '../payments/attempt.ts';
 import { checkChoice, type CustomerChoice } from '../payments/customer-choice.ts';
 import { isWellFormedId } from '../payments/ids.ts';
+import { isSimulatedFlow } from '../payments/methods.ts';
+import { challengeCode, formEcho } from '../payments/rules/customer.ts';
+import { POLICY } from '../payments/rules/policy.ts';
 import type { PaymentRow } from '../payments/row.ts';
 import { selectPaymentById } from '../payments/store.ts';
 import { isFinal, STATUS } from '../payments/state-machine.ts';
@@ -21,14 +23,14 @@ import { isUnavailable } from '../store/db.ts';
 import { brandCss } from './brand.ts';
 import { CSRF_COOKIE, csrfToken, csrfValid, newCsrfCookie, qrToken } from './csrf.ts';
 import { FORM_COOKIE, FORM_COOKIE_SECONDS, decodeMemory, encodeMemory, type FormMemory } from './form-memory.ts';
-import { trusted } from './html.ts';
+import { serveAssets } from '../web/assets.ts';
+import { pageCsp } from '../web/csp.ts';
+import { trusted } from '../web/html.ts';
 import { BankAppParams, CheckoutForm, PageQuery, PaymentParams } from './schemas.ts';
 import { texts, type Texts } from './i18n.ts';
 import { schemeOf } from './marks.ts';
 import { INSTALLMENT_TERMS } from './panels.ts';
 import { NOTICES, bankAppPage, challengePage, defaultMethod, messagePage, payPage, processingPage, resultPage, type Notice, type PageContext, type PanelState } from './views.ts';
-
-const asset = (name: string) => fs.readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
 
 type Form = Static<typeof CheckoutForm>;
 
@@ -40,13 +42,6 @@ class CheckoutError extends Error {
     super(key);
   }
 }
-
-/**
- * The checkout's Content-Security-Policy: its own scripts, styles and images only, forms posted
- * to itself (and, for the "Return to shop" form-less link's sake, the shop's origin).
- */
-export const checkoutCsp = (returnOrigin: string, upgrade: string) =>
-  `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'${returnOrigin ? ` ${returnOrigin}` : ''}; frame-ancestors 'none'; base-uri 'none'${upgrade}`;
 
 /** This page's address in the other language (notices that belong to one visit are left out). */
 function otherLanguageUrl(request: FastifyRequest, lang: string): string {
@@ -84,14 +79,16 @@ export function sendCheckoutError(error: Error, request: FastifyRequest, reply: 
     .code(e.status)
     .type('text/html; charset=utf-8')
     .header('Cache-Control', 'no-store')
-    .header('Content-Security-Policy', checkoutCsp('', ''))
+    .header('Content-Security-Policy', pageCsp('', ''))
     .send(messagePage(t, e.key === 'notFound' ? t.notFound : t.title, text, switchUrl));
 }
 
 /** Under /checkout/ everything is a page for the customer but the page script's JSON status. */
 export const isCheckoutPage = (url: string) => {
   const path = url.split('?')[0]!;
-  return path.startsWith('/checkout/') && !path.endsWith('/status');
+  // The live status of a payment (/checkout/{payId}/status) is JSON for the page's script; any other
+  // path under /checkout/, /checkout/x/y/status included, is a page.
+  return path.startsWith('/checkout/') && !/^\/checkout\/[^/]*\/status$/.test(path);
 };
 
 /** Any path under /checkout/ that is no page: the checkout's own not-found page. */
@@ -99,10 +96,9 @@ export const sendCheckoutNotFound = (request: FastifyRequest, reply: FastifyRepl
 
 export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  const css = asset('checkout.css');
-  const js = asset('checkout.js');
   const secure = s.config.publicUrl.startsWith('https:');
-  const upgrade = s.config.mode === 'production' ? '; upgrade-insecure-requests' : '';
+  const production = s.config.mode === 'production';
+  const upgrade = production ? '; upgrade-insecure-requests' : '';
 
   const config = { operation: 'checkout' as const };
   const postConfig = { ...config, rateLimit: { max: s.config.checkoutAttemptsPerMinute, timeWindow: 60_000 } };
@@ -110,7 +106,7 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
 
   function csp(reply: FastifyReply, payment: PaymentRow | null): void {
     const returnOrigin = payment?.return_url ? new URL(payment.return_url).origin : '';
-    reply.header('Content-Security-Policy', checkoutCsp(returnOrigin, upgrade));
+    reply.header('Content-Security-Policy', pageCsp(returnOrigin, upgrade));
     reply.header('Cache-Control', 'no-store');
     reply.type('text/html; charset=utf-8');
   }
@@ -119,6 +115,8 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
     const payment = isWellFormedId(payId) ? await selectPaymentById(s.db, payId) : null;
     const merchant = payment ? await s.merchants.byId(payment.client_id) : null;
     if (!payment || !merchant) throw new CheckoutError(404, 'notFound');
+    // Production shows no simulated flow, even of a payment that lists one (made by a sandbox).
+    if (production && payment.methods.some(isSimulatedFlow)) return { payment: { ...payment, methods: payment.methods.filter((m) => !isSimulatedFlow(m)) }, merchant };
     return { payment, merchant };
   }
 
@@ -148,7 +146,7 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
       merchant,
       t,
       csrf: csrfToken(s.checkoutSecret, csrfCookie(request, reply), payment.pay_id),
-      now: s.clock.now(),
+      now: s.clock.forMerchant(payment.client_id).now(),
       timeZone: s.config.timeZone,
       sandbox: s.config.mode === 'sandbox',
       maxAttempts: s.config.maxAttempts,
@@ -204,12 +202,7 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
     if (!csrfValid(s.checkoutSecret, request.cookies[CSRF_COOKIE], payId, form.csrf)) throw new CheckoutError(403, 'formExpired');
   }
 
-  app.get('/checkout/assets/checkout.css', { schema: { hide: true } }, async (_r, reply) =>
-    reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(css),
-  );
-  app.get('/checkout/assets/checkout.js', { schema: { hide: true } }, async (_r, reply) =>
-    reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(js),
-  );
+  serveAssets(app, '/checkout/assets', new URL('./assets/', import.meta.url), ['checkout.css', 'checkout.js']);
 
   // Browsers ask for it on every page; an empty answer keeps the console clean.
   app.get('/favicon.ico', { schema: { hide: true } }, async (_r, reply) => reply.code(204).header('Cache-Control', 'public, max-age=86400').send());
@@ -223,7 +216,7 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
     const { payId } = request.params;
     const q = request.query;
     let { payment, merchant } = await load(payId);
-    if (payment.status === STATUS.created && payment.expires_at.getTime() <= s.clock.nowMs()) {
+    if (payment.status === STATUS.created && payment.expires_at.getTime() <= s.clock.forMerchant(payment.client_id).nowMs()) {
       await s.sweeper.sweep();
       ({ payment, merchant } = await load(payId));
     }
@@ -247,33 +240,37 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
     const { payment, merchant } = await load(payId);
     checkCsrf(request, payId, form);
     const method = Number(form.method);
+    // Production has no simulated flow: their forms do not exist there.
+    if (production && isSimulatedFlow(method)) throw new CheckoutError(404, 'notFound');
     let extra: Record<string, string | number> = {};
     let choice: CustomerChoice;
     if (method === 5) {
       choice = { method: 5, card: { number: form.number, expiry: form.expiry, securityCode: form.securityCode, holder: form.holder } };
     } else if (method === 7) {
       choice = { method: 7, login: { username: form.username ?? '', password: form.password ?? '' } };
-    } else if ([8, 9, 14].includes(method)) {
+    } else if ([6, 8, 9, 14].includes(method)) {
       const chosen = method === 8 ? termOf(form.term) : undefined;
       const term: Record<string, number> = chosen ? { term: chosen } : {};
-      // The customer cancelling the wallet sheet or the application is no attempt and no decline:
-      // back to the page, nothing started. A bank decline is the sandbox's test button only.
-      const decline = form.outcome === 'decline' && s.config.mode === 'sandbox';
+      // The customer cancelling the wallet sheet, the points payment or the application is no
+      // attempt and no decline: back to the page, nothing started. A bank decline is the sandbox's
+      // test button (these flows exist only in the sandbox).
+      const decline = form.outcome === 'decline';
       if (form.outcome !== 'approve' && !decline) {
-        return after(reply, payment, lang, method, { ...term, notice: method === 8 ? 'installment-cancelled' : 'wallet-cancelled' });
+        const cancelled = method === 8 ? 'installment-cancelled' : method === 6 ? 'points-cancelled' : 'wallet-cancelled';
+        return after(reply, payment, lang, method, { ...term, notice: cancelled });
       }
       choice = { method, outcome: decline ? 'decline' : 'approve' };
       if (method === 8) extra = term;
     } else {
       return after(reply, payment, lang);
     }
-    const checked = checkChoice(choice, yearMonthIn(s.clock.now(), s.config.timeZone));
+    const checked = checkChoice(choice, yearMonthIn(s.clock.forMerchant(payment.client_id).now(), s.config.timeZone));
     if (!checked.ok) {
       // A mistake in the form is shown on the page again (no attempt is used); a form for a payment
       // that is no longer waiting just shows the payment as it is.
       if (payment.status !== STATUS.created || 'unknownMethod' in checked) return after(reply, payment, lang);
-      if ('cardProblems' in checked) return render(request, reply.code(400), payment, merchant, lang, 5, { cardProblems: checked.cardProblems, holder: form.holder, expiry: form.expiry });
-      return render(request, reply.code(400), payment, merchant, lang, 7, { loginFailed: true, username: (form.username ?? '').slice(0, 100) });
+      if ('cardProblems' in checked) return render(request, reply.code(400), payment, merchant, lang, 5, { cardProblems: checked.cardProblems, holder: formEcho(form.holder, POLICY.cardHolderMaxLength), expiry: formEcho(form.expiry, 7) });
+      return render(request, reply.code(400), payment, merchant, lang, 7, { loginFailed: true, username: formEcho(form.username, POLICY.bankLoginMaxLength) });
     }
     if (checked.details.method === 5) {
       // The name for the form after a decline, scheme and last four for the 3-D Secure page.
@@ -281,7 +278,7 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
       remember(reply, payId, { holder: card.holder, last4: card.number.slice(-4), scheme: schemeOf(card.number)?.id });
     }
     try {
-      const row = await attemptPayment(forRequest(s, request), payId, checked.details);
+      const row = await attemptPayment(forRequest(s, request, payment.client_id), payId, checked.details);
       if (row.status === STATUS.processing && row.challenge_id) return reply.redirect(`/checkout/${payId}/3ds${lang ? `?lang=${lang.toLowerCase()}` : ''}`, 303);
       return after(reply, row, lang, method, extra);
     } catch (err) {
@@ -308,12 +305,14 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
     // Cancelling the verification ends the attempt as the issuer would: authentication failed. The
     // attempt was already made, so it counts; the page says so without calling it a bank decline.
     const cancel = form.action === 'cancel';
-    const row = await answerChallenge(forRequest(s, request), payment, cancel ? '' : (form.code ?? '').trim());
+    const row = await answerChallenge(forRequest(s, request, payment.client_id), payment, cancel ? '' : challengeCode(form.code));
     return after(reply, row, lang, 5, cancel ? { notice: '3ds-cancelled' } : {});
   });
 
   // The simulated banking app a Web QR code opens (on the customer's phone, in real life).
   const bankApp = async ({ payId, token }: { payId: string; token: string }) => {
+    // It stands in for the customer's banking app: it does not exist in production.
+    if (production) throw new CheckoutError(404, 'notFound');
     const loaded = await load(payId);
     if (token !== qrToken(s.checkoutSecret, payId) || !loaded.payment.methods.includes(4)) throw new CheckoutError(404, 'notFound');
     return loaded;
@@ -329,8 +328,11 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
     const form = request.body;
     checkCsrf(request, payment.pay_id, form);
     let row = payment;
+    // The sandbox's late answers (the bank decides minutes later).
+    const later = form.outcome === 'approve-later' || form.outcome === 'decline-later';
+    const approve = form.outcome === 'approve' || (later && form.outcome === 'approve-later');
     try {
-      row = await attemptPayment(forRequest(s, request), payment.pay_id, { method: 4, outcome: form.outcome === 'approve' ? 'approve' : 'decline' });
+      row = await attemptPayment(forRequest(s, request, payment.client_id), payment.pay_id, { method: 4, outcome: approve ? 'approve' : 'decline', ...(later ? { later: true } : {}) });
     } catch (err) {
       if (!(err instanceof GatewayError && err.def === ERRORS.notPayable)) throw err;
     }

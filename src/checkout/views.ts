@@ -1,23 +1,29 @@
 // The checkout's pages. Pure functions of the payment, the merchant and the texts.
 import type { PaymentRow } from '../payments/row.ts';
 import { STATUS } from '../payments/state-machine.ts';
-import { formatDate, formatTime } from './format.ts';
-import { html, type Html } from './html.ts';
-import { fill, resultText, type Texts } from './i18n.ts';
-import { base, hiddenFields, money, notice, paymentShell, sandboxBox, shell, summary, field, type PageContext } from './layout.ts';
+import { formatDate, formatTime } from '../web/format.ts';
+import { fill, html, type Html } from '../web/html.ts';
+import { resultText, type Texts } from './i18n.ts';
+import { field } from '../web/fields.ts';
+import { base, hiddenFields, money, notice, paymentShell, sandboxBox, shell, summary, type PageContext } from './layout.ts';
 import { icon, methodIcon, schemeMark, schemeOf, SCHEMES } from './marks.ts';
+import { DELAYED_OUTCOME_MINUTES } from '../acquirer/test-cards.ts';
 import { methodName, panel, type PanelState } from './panels.ts';
 
 export type { PageContext } from './layout.ts';
 export type { PanelState } from './panels.ts';
 
-const METHOD_ORDER = [5, 4, 7, 9, 14, 8];
+const METHOD_ORDER = [5, 4, 7, 9, 14, 8, 6];
 
 export const defaultMethod = (p: PaymentRow) => METHOD_ORDER.find((m) => p.methods.includes(m)) ?? p.methods[0]!;
 
 /** Why the customer is back on the pay page without a decline (a cancellation costs nothing). */
-export type Notice = 'wallet-cancelled' | 'installment-cancelled' | '3ds-cancelled';
-export const NOTICES: readonly Notice[] = ['wallet-cancelled', 'installment-cancelled', '3ds-cancelled'];
+export type Notice = 'wallet-cancelled' | 'installment-cancelled' | 'points-cancelled' | '3ds-cancelled';
+export const NOTICES: readonly Notice[] = ['wallet-cancelled', 'installment-cancelled', 'points-cancelled', '3ds-cancelled'];
+
+/** Why the payment was declined, in the customer's words (too few points is not "funds"). */
+const declineText = (t: Texts, p: PaymentRow) =>
+  p.payment_method === 6 && p.result_code === 'decline_not_sufficient_funds' ? t.rcPointsNoFunds : resultText(t, p.result_code);
 
 function methodNav(c: PageContext, selected: number): Html {
   const methods = METHOD_ORDER.filter((m) => c.payment.methods.includes(m));
@@ -34,9 +40,10 @@ function payNotice(c: PageContext, method: number, shown: Notice | undefined): H
   const p = c.payment;
   if (shown === 'wallet-cancelled') return notice('info', fill(t.noticeWalletCancelled, { wallet: methodName(t, method) }));
   if (shown === 'installment-cancelled') return notice('info', t.noticeInstallmentCancelled);
+  if (shown === 'points-cancelled') return notice('info', t.noticePointsCancelled);
   if (shown === '3ds-cancelled') return notice('info', html`${t.notice3dsCancelled}${attemptsLeft(c)}`);
   if (p.attempts > 0 && p.result_code && p.result_code !== 'approved') {
-    return notice('bad', html`<strong>${t.declined}.</strong> ${resultText(t, p.result_code)}${attemptsLeft(c)}`);
+    return notice('bad', html`<strong>${t.declined}.</strong> ${declineText(t, p)}${attemptsLeft(c)}`);
   }
   return html``;
 }
@@ -109,7 +116,7 @@ function outcomeOf(t: Texts, p: PaymentRow): Outcome {
     case STATUS.completionProcessing:
       return { title: t.waitingConfirm, kind: 'ok', text: t.waitingConfirmText };
     case STATUS.failed:
-      return { title: t.failed, kind: 'bad', text: `${resultText(t, p.result_code)} ${t.failedText}` };
+      return { title: t.failed, kind: 'bad', text: `${declineText(t, p)} ${t.failedText}` };
     case STATUS.expired:
       return { title: t.expiredTitle, kind: 'bad', text: t.expiredText };
     case STATUS.partialReturned:
@@ -160,10 +167,15 @@ export function bankAppPage(c: PageContext, action: string, answered = false): s
   let body: Html;
   // Still payable and not answered just now: the approval form (again, after an earlier decline).
   if (p.status === STATUS.created && !answered) {
+    const later = (text: string) => fill(text, { n: DELAYED_OUTCOME_MINUTES });
     body = html`<section class="bank-app"><h1>${t.approveTitle}</h1>${details}
 <form method="post" action="${action}" data-busy="${t.busy}">${hiddenFields(c)}
 <button type="submit" name="outcome" value="approve" class="primary">${t.approve}</button>
-<button type="submit" name="outcome" value="decline" class="secondary">${t.decline}</button></form></section>`;
+<button type="submit" name="outcome" value="decline" class="secondary">${t.decline}</button>
+${sandboxBox(c, html`<p>${later(t.sbAppLater)}</p><button type="submit" name="outcome" value="approve-later" class="link-button">${later(t.sbApproveLater)}</button><br><button type="submit" name="outcome" value="decline-later" class="link-button">${later(t.sbDeclineLater)}</button>`)}</form></section>`;
+  } else if (p.status === STATUS.processing) {
+    // The bank has the answer and sends it later (a sandbox late answer).
+    body = html`<section class="result"><div class="result-icon pending">${icon('clock')}</div><h1>${t.qrProcessing}</h1>${details}<p>${t.appDone}</p></section>`;
   } else {
     const ok = p.status === STATUS.succeeded || p.status === STATUS.waitingConfirm;
     const title = ok ? t.cardApproved : p.status === STATUS.expired ? t.expiredTitle : t.declined;

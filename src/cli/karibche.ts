@@ -1,9 +1,10 @@
 // `karibche`: the operator's command line. It talks to the running gateway's admin API (PGlite
 // allows one process per data dir, so the CLI never opens the database behind a running gateway),
 // except `migrate`, which applies the migrations directly.
-import fs from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { adminToken } from './admin-token.ts';
+import { DEVELOPER_COMMANDS, DEVELOPER_HELP, developerMain } from './developer.ts';
+import { CliError } from './errors.ts';
 
 const HELP = `karibche — operate a Karibche gateway
 
@@ -15,14 +16,22 @@ Usage:
   karibche merchant api-key CLIENT_ID            add an API key (shown once)
   karibche merchant client-secret CLIENT_ID      rotate the client secret (old tokens stop working)
   karibche merchant callback-secret CLIENT_ID    rotate the callback signing secret
+  karibche user create --merchant CLIENT_ID --email EMAIL [--password PASSWORD]
+                                                 a dashboard user (without --password one is generated and shown once)
   karibche clock [show]                          read the sandbox clock
   karibche clock advance SECONDS                 move the sandbox clock forward
+  karibche sandbox create [--name NAME] [settings]
+                                                 a fresh merchant for one CI job: every method, currency
+                                                 and feature on, its own clock; prints it as JSON
+                                                 with its credentials (shown only now)
+  karibche sandbox reset CLIENT_ID               delete that merchant's payments, cards, callbacks
   karibche signing-key rotate                    new JWT signing key
   karibche migrate                               apply database migrations (gateway stopped, or PostgreSQL)
-
+${DEVELOPER_HELP}
 Settings:
-  --name NAME  --status active|suspended  --currencies GEL,USD,EUR  --methods 4,5,7,8,9,14
+  --name NAME  --status active|suspended  --currencies GEL,USD,EUR  --methods 4,5,6,7,8,9,14
   --split on|off  --save-card on|off  --test-mode on|off  --test-limit 100.00
+  --profile karibche|bank  --transaction-limit 3000.00  --daily-limit 10000.00
   --callback-url URL|none  --register-callback PREFIX (repeat for several)  --brand-color #RRGGBB
 
 Environment:
@@ -31,7 +40,14 @@ Environment:
   DATABASE_URL, KARIBCHE_DATA_DIR  for migrate
 `;
 
-class CliError extends Error {}
+/** `sandbox create`: everything a merchant can have switched on (flags given override it). */
+const SANDBOX_MERCHANT = {
+  currencies: ['GEL', 'USD', 'EUR'],
+  methods: [4, 5, 6, 7, 8, 9, 14],
+  splitEnrolled: true,
+  saveCardEnabled: true,
+  testMode: false,
+};
 
 const onOff = (name: string, v: string | undefined): boolean | undefined => {
   if (v === undefined) return undefined;
@@ -58,18 +74,11 @@ function settingsFrom(values: Record<string, string | boolean | string[] | undef
     defaultCallbackUrl: callbackUrl === undefined ? undefined : callbackUrl === 'none' ? null : callbackUrl,
     callbackUrlPrefixes: values['register-callback'] as string[] | undefined,
     brandColor: str('brand-color'),
+    profile: str('profile'),
+    transactionLimit: str('transaction-limit'),
+    dailyLimit: str('daily-limit'),
   };
   return Object.fromEntries(Object.entries(s).filter(([, v]) => v !== undefined));
-}
-
-function adminToken(): string {
-  if (process.env.KARIBCHE_ADMIN_TOKEN) return process.env.KARIBCHE_ADMIN_TOKEN;
-  const file = path.join(path.resolve(process.env.KARIBCHE_DATA_DIR || './data'), 'admin-token');
-  try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch {
-    throw new CliError(`no admin token: set KARIBCHE_ADMIN_TOKEN or start the sandbox gateway once (it writes ${file})`);
-  }
 }
 
 async function call(method: string, urlPath: string, body?: unknown): Promise<any> {
@@ -103,6 +112,7 @@ const describeMerchant = (m: Record<string, unknown>) =>
     .join('\n');
 
 export async function main(argv: string[]): Promise<void> {
+  if (DEVELOPER_COMMANDS.has(argv[0] ?? '')) return developerMain(argv);
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -120,6 +130,12 @@ export async function main(argv: string[]): Promise<void> {
       'callback-url': { type: 'string' },
       'register-callback': { type: 'string', multiple: true },
       'brand-color': { type: 'string' },
+      profile: { type: 'string' },
+      'transaction-limit': { type: 'string' },
+      'daily-limit': { type: 'string' },
+      merchant: { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
     },
   });
   const json = values.json === true;
@@ -159,6 +175,14 @@ export async function main(argv: string[]): Promise<void> {
     }
     throw new CliError(`unknown merchant command "${sub ?? ''}" (see karibche --help)`);
   }
+  if (cmd === 'user' && sub === 'create') {
+    if (!values.merchant || !values.email) throw new CliError('karibche user create needs --merchant CLIENT_ID and --email EMAIL');
+    const body = { email: values.email, ...(values.password === undefined ? {} : { password: values.password }) };
+    const r = await call('POST', `/admin/v1/merchants/${encodeURIComponent(values.merchant)}/users`, body);
+    return show(r, json, () =>
+      [`dashboard user ${r.user.email} of ${r.user.clientId}`, ...(r.password ? [`password (shown only now): ${r.password}`] : [])].join('\n'),
+    );
+  }
   if (cmd === 'clock') {
     if (!sub || sub === 'show') {
       const r = await call('GET', '/sandbox/v1/clock');
@@ -170,6 +194,23 @@ export async function main(argv: string[]): Promise<void> {
       return show(r, json, () => `${r.now} (offset ${r.offsetSeconds} s, ${r.expired} payments expired)`);
     }
     throw new CliError(`unknown clock command "${sub}"`);
+  }
+  if (cmd === 'sandbox') {
+    if (sub === 'create') {
+      const settings = { ...SANDBOX_MERCHANT, name: `sandbox ${new Date().toISOString()}`, ...settingsFrom(values) };
+      const r = await call('POST', '/admin/v1/merchants', settings);
+      const base = (process.env.KARIBCHE_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
+      // A merchant's own clock starts where the gateway's is (its own offset 0) and moves alone.
+      const clock = await call('GET', '/sandbox/v1/clock');
+      const out = { baseUrl: base, ...r, clock: { now: clock.now, offsetSeconds: clock.offsetSeconds, merchantOffsetSeconds: 0 } };
+      return void process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    }
+    if (sub === 'reset') {
+      if (!arg) throw new CliError('karibche sandbox reset needs a CLIENT_ID');
+      const r = await call('POST', '/sandbox/v1/reset', { clientId: arg });
+      return show(r, json, () => `${r.clientId}: deleted ${Object.entries(r.deleted).map(([k, n]) => `${n} ${k}`).join(', ')}`);
+    }
+    throw new CliError(`unknown sandbox command "${sub ?? ''}" (see karibche --help)`);
   }
   if (cmd === 'signing-key' && sub === 'rotate') {
     const r = await call('POST', '/admin/v1/signing-keys');

@@ -48,7 +48,7 @@ export async function claimKey(q: Queryable, c: Claim): Promise<boolean> {
     `INSERT INTO idempotency_keys (client_id, key, operation, request_hash, recovery_point, owner, created_at, locked_until)
      VALUES ($1, $2, $3, $4, 'claimed', $5, $6, $7)
      ON CONFLICT (client_id, key) DO UPDATE SET operation = EXCLUDED.operation, request_hash = EXCLUDED.request_hash,
-       recovery_point = 'claimed', owner = EXCLUDED.owner, result = NULL, pay_id = NULL, response_status = NULL,
+       recovery_point = 'claimed', owner = EXCLUDED.owner, result = NULL, pay_id = NULL, work = NULL, response_status = NULL,
        response_body = NULL, created_at = EXCLUDED.created_at, locked_until = EXCLUDED.locked_until
      WHERE idempotency_keys.created_at <= $8`,
     [c.clientId, c.key, c.operation, c.requestHash, c.owner, c.now, c.lockedUntil, c.expiredBefore],
@@ -78,12 +78,15 @@ export async function takeOverKey(q: Queryable, id: KeyId, owner: string, now: D
   return rows[0] ?? null;
 }
 
-/** The owner reached a recovery point (and linked its payment), in the transaction of that phase. */
-export async function advanceKey(q: Queryable, id: KeyId, owner: string, point: RecoveryPoint, payId: string | null, lockedUntil: Date): Promise<boolean> {
+/** What a linked key's request is doing at its payment (the domain's word, not an API name). */
+export type LinkedWork = 'operation';
+
+/** The owner reached a recovery point (and linked its payment, and what it does there), in the transaction of that phase. */
+export async function advanceKey(q: Queryable, id: KeyId, owner: string, point: RecoveryPoint, payId: string | null, lockedUntil: Date, work: LinkedWork | null = null): Promise<boolean> {
   const { rowCount } = await q.query(
-    `UPDATE idempotency_keys SET recovery_point = $4, pay_id = COALESCE($5, pay_id), locked_until = $6
+    `UPDATE idempotency_keys SET recovery_point = $4, pay_id = COALESCE($5, pay_id), locked_until = $6, work = COALESCE($7, work)
      WHERE client_id = $1 AND key = $2 AND owner = $3`,
-    [id.clientId, id.key, owner, point, payId, lockedUntil],
+    [id.clientId, id.key, owner, point, payId, lockedUntil, work],
     'idempotency_advance',
   );
   return rowCount > 0;
@@ -109,17 +112,17 @@ export async function releaseKey(q: Queryable, id: KeyId, owner: string, onlyIfC
 }
 
 /** The reconciler finished the operation a key's request left processing: retries now replay it. */
-export async function finishLinkedKeys(q: Queryable, payId: string, operation: string, result: unknown): Promise<void> {
+export async function finishLinkedKeys(q: Queryable, payId: string, work: LinkedWork, result: unknown): Promise<void> {
   await q.query(
     `UPDATE idempotency_keys SET recovery_point = 'finished', result = $3, locked_until = NULL
-     WHERE pay_id = $1 AND operation = $2 AND recovery_point = 'acquirer_called'`,
-    [payId, operation, JSON.stringify(result)],
+     WHERE pay_id = $1 AND work = $2 AND recovery_point = 'acquirer_called'`,
+    [payId, work, JSON.stringify(result)],
   );
 }
 
 /** …or the acquirer refused it (nothing changed): the key is freed for a fresh attempt. */
-export async function releaseLinkedKeys(q: Queryable, payId: string, operation: string): Promise<void> {
-  await q.query(`DELETE FROM idempotency_keys WHERE pay_id = $1 AND operation = $2 AND recovery_point = 'acquirer_called'`, [payId, operation]);
+export async function releaseLinkedKeys(q: Queryable, payId: string, work: LinkedWork): Promise<void> {
+  await q.query(`DELETE FROM idempotency_keys WHERE pay_id = $1 AND work = $2 AND recovery_point = 'acquirer_called'`, [payId, work]);
 }
 
 /** Drops keys past their window. */

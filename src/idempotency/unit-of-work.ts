@@ -4,7 +4,7 @@
 // request left it and resumes from there (`resume`), never doing a phase twice; a finished request's
 // result is stored with its last change and replayed. Without a key the same phases simply run.
 import type { Db, Queryable } from '../store/db.ts';
-import { advanceKey, finishKey, releaseKey, type KeyId, type RecoveryPoint } from './store.ts';
+import { advanceKey, finishKey, releaseKey, type KeyId, type LinkedWork, type RecoveryPoint } from './store.ts';
 
 /** How long an owner holds its key between two phases before a retry may take it over (real time). */
 export const KEY_LOCK_MS = 60_000;
@@ -17,8 +17,9 @@ export interface Resumption {
 export interface UnitOfWork<R> {
   /** Where an earlier request with this key stopped, when this one took the key over. */
   readonly resume: Resumption | null;
-  /** Runs fn atomically, moving the key to `point` and linking the payment it made or works on. */
-  reach<T>(point: Resumption['point'], payId: string, fn: (q: Queryable) => Promise<T>): Promise<T>;
+  /** Runs fn atomically, moving the key to `point` and linking the payment it made or works on
+   * (and, for `work`, what it does there: the reconciler finishes such keys). */
+  reach<T>(point: Resumption['point'], payId: string, fn: (q: Queryable) => Promise<T>, work?: LinkedWork): Promise<T>;
   /**
    * Runs fn atomically and stores its result as the request's answer. `oneStatement`: fn issues a
    * single statement, which without a key needs no explicit transaction (the create hot path).
@@ -53,10 +54,10 @@ export function keyed<R>(db: Db, id: KeyId, owner: string, resume: Resumption | 
   };
   return {
     resume,
-    reach: (point, payId, fn) =>
+    reach: (point, payId, fn, work) =>
       db.tx(async (q) => {
         const out = await fn(q);
-        mine(await advanceKey(q, id, owner, point, payId, lockUntil()));
+        mine(await advanceKey(q, id, owner, point, payId, lockUntil(), work ?? null));
         return out;
       }),
     finish: (fn) =>

@@ -5,7 +5,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 export const newClientId = () => `kc${randomBytes(10).toString('hex')}`;
 export const newApiKey = () => `kbk_${randomBytes(24).toString('base64url')}`;
 export const newClientSecret = () => `kbs_${randomBytes(32).toString('base64url')}`;
-export const newCallbackSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
+/** Standard Webhooks' secret format: `whsec_` and the base64 of 32 random bytes (the key). */
+export const newCallbackSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 export const newAdminToken = () => `kba_${randomBytes(32).toString('base64url')}`;
 
 export function hashSecret(secret: string): string {

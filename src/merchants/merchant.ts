@@ -1,6 +1,10 @@
 // A merchant: its settings (what the operator allows it) and credential state.
 import { toJsonAmount } from '../payments/money.ts';
 
+/** How the gateway answers the merchant: Karibche's default, or as the real bank does (docs/bank-profile.md). */
+export const PROFILES = ['karibche', 'bank'] as const;
+export type Profile = (typeof PROFILES)[number];
+
 export interface MerchantSettings {
   name: string;
   status: 'active' | 'suspended';
@@ -15,6 +19,11 @@ export interface MerchantSettings {
   testAmountLimit: number;
   brandColor: string | null;
   logoUrl: string | null;
+  profile: Profile;
+  /** Bank profile: the largest GEL payment, minor units. */
+  transactionLimit: number;
+  /** Bank profile: the GEL volume of one business day, minor units. */
+  dailyLimit: number;
 }
 
 export interface Merchant extends MerchantSettings {
@@ -40,6 +49,9 @@ export const DEFAULT_SETTINGS: Omit<MerchantSettings, 'name'> = {
   testAmountLimit: 10_000,
   brandColor: null,
   logoUrl: null,
+  profile: 'karibche',
+  transactionLimit: 300_000,
+  dailyLimit: 1_000_000,
 };
 
 export interface MerchantRow {
@@ -56,6 +68,9 @@ export interface MerchantRow {
   test_amount_limit: number;
   brand_color: string | null;
   logo_url: string | null;
+  profile: Profile;
+  transaction_limit: number;
+  daily_limit: number;
   client_secret_hash: string;
   secret_version: number;
   callback_secret: string;
@@ -80,6 +95,9 @@ export function merchantFromRow(r: MerchantRow): Merchant {
     testAmountLimit: Number(r.test_amount_limit),
     brandColor: r.brand_color,
     logoUrl: r.logo_url,
+    profile: r.profile,
+    transactionLimit: Number(r.transaction_limit),
+    dailyLimit: Number(r.daily_limit),
     clientSecretHash: r.client_secret_hash,
     secretVersion: r.secret_version,
     callbackSecret: r.callback_secret,
@@ -106,6 +124,9 @@ export function merchantView(m: Merchant) {
     testAmountLimit: toJsonAmount(m.testAmountLimit),
     brandColor: m.brandColor,
     logoUrl: m.logoUrl,
+    profile: m.profile,
+    transactionLimit: toJsonAmount(m.transactionLimit),
+    dailyLimit: toJsonAmount(m.dailyLimit),
     createdAt: m.createdAt.toISOString(),
     updatedAt: m.updatedAt.toISOString(),
   };

@@ -1,13 +1,13 @@
 // Rules for the settings the operator sets on a merchant (pure).
-import { addressProblem, callbackUrlProblem, isRegisteredCallbackUrl } from '../callbacks/addresses.ts';
+import { CALLBACK_URL_MAX_LENGTH, addressProblem, resolveCallbackUrl } from '../callbacks/addresses.ts';
 import { ERRORS } from '../errors/catalogue.ts';
 import type { FieldError } from '../errors/gateway-error.ts';
 import { CHECKOUT_METHODS, CURRENCIES } from '../payments/methods.ts';
 import { parseAmount } from '../payments/money.ts';
-import { charLength } from '../payments/text.ts';
-import type { MerchantSettings } from './merchant.ts';
+import { charLength, hasControlCharacter, isWellFormedText } from '../payments/text.ts';
+import { PROFILES, type MerchantSettings, type Profile } from './merchant.ts';
 
-export const SETTINGS_LIMITS = { nameMaxLength: 100, prefixesMax: 20, urlMaxLength: 2048 } as const;
+export const SETTINGS_LIMITS = { nameMaxLength: 100, prefixesMax: 20, urlMaxLength: CALLBACK_URL_MAX_LENGTH } as const;
 
 /** The admin request's settings fields, after lenient binding and the schema's type checks. */
 export interface SettingsInput {
@@ -23,6 +23,9 @@ export interface SettingsInput {
   testAmountLimit?: number | string;
   brandColor?: string | null;
   logoUrl?: string | null;
+  profile?: string;
+  transactionLimit?: number | string;
+  dailyLimit?: number | string;
 }
 
 export type SettingsCheck = { ok: true; settings: Partial<MerchantSettings> } | { ok: false; errors: FieldError[] };
@@ -39,6 +42,8 @@ export function checkSettings(input: SettingsInput, current: Pick<MerchantSettin
   if (input.name !== undefined) {
     const name = input.name.trim();
     if (name === '' || charLength(name) > SETTINGS_LIMITS.nameMaxLength) fail('name', `must be 1 to ${SETTINGS_LIMITS.nameMaxLength} characters`);
+    // Shown on every checkout page and in the dashboard: no control characters, no lone surrogates.
+    else if (hasControlCharacter(name) || !isWellFormedText(name)) fail('name', 'must not contain control characters or lone surrogates');
     else out.name = name;
   }
   if (input.status !== undefined) {
@@ -71,24 +76,38 @@ export function checkSettings(input: SettingsInput, current: Pick<MerchantSettin
     });
     out.callbackUrlPrefixes = list;
   }
-  if (input.defaultCallbackUrl !== undefined && input.defaultCallbackUrl !== null) {
-    const problem = input.defaultCallbackUrl.length > SETTINGS_LIMITS.urlMaxLength ? 'is too long' : callbackUrlProblem(input.defaultCallbackUrl);
-    if (problem) fail('defaultCallbackUrl', problem);
-    else out.defaultCallbackUrl = input.defaultCallbackUrl;
-  } else if (input.defaultCallbackUrl === null) out.defaultCallbackUrl = null;
-  // The default callback URL obeys the same rule as a payment's callbackUrl: it must be under one of
-  // the registered callback addresses (as they are after this change).
+  if (input.defaultCallbackUrl === null) out.defaultCallbackUrl = null;
+  else if (input.defaultCallbackUrl !== undefined) out.defaultCallbackUrl = input.defaultCallbackUrl;
+  // The default callback URL obeys the one callback rule (resolveCallbackUrl), like a payment's
+  // callbackUrl: under one of the registered callback addresses as they are after this change.
   const defaultUrl = out.defaultCallbackUrl !== undefined ? out.defaultCallbackUrl : current.defaultCallbackUrl;
   const addresses = out.callbackUrlPrefixes ?? current.callbackUrlPrefixes;
-  if (defaultUrl && !errors.some((e) => e.field.startsWith('callbackUrlPrefixes') || e.field === 'defaultCallbackUrl') && !isRegisteredCallbackUrl(defaultUrl, addresses)) {
-    const field = input.defaultCallbackUrl !== undefined ? 'defaultCallbackUrl' : 'callbackUrlPrefixes';
-    errors.push({ field, reason: 'the default callback URL must be under one of the registered callback addresses (callbackUrlPrefixes)', rule: ERRORS.callbackUrlNotRegistered });
+  const verdict = defaultUrl ? resolveCallbackUrl(defaultUrl, addresses) : null;
+  if (verdict && !verdict.ok) {
+    if (!verdict.unregistered) {
+      // A malformed URL can only be a new one: a stored default passed this rule when it was set.
+      fail('defaultCallbackUrl', verdict.reason);
+      delete out.defaultCallbackUrl;
+    } else if (!errors.some((e) => e.field.startsWith('callbackUrlPrefixes'))) {
+      const field = input.defaultCallbackUrl !== undefined ? 'defaultCallbackUrl' : 'callbackUrlPrefixes';
+      errors.push({ field, reason: 'the default callback URL must be under one of the registered callback addresses (callbackUrlPrefixes)', rule: ERRORS.callbackUrlNotRegistered });
+    }
   }
-  if (input.testAmountLimit !== undefined) {
-    const p = parseAmount(input.testAmountLimit);
-    if (!p.ok) fail('testAmountLimit', p.reason);
-    else if (p.minor <= 0) fail('testAmountLimit', 'must be greater than 0');
-    else out.testAmountLimit = p.minor;
+  const limit = (field: 'testAmountLimit' | 'transactionLimit' | 'dailyLimit') => {
+    const raw = input[field];
+    if (raw === undefined) return;
+    const p = parseAmount(raw);
+    if (!p.ok) fail(field, p.reason);
+    else if (p.minor <= 0) fail(field, 'must be greater than 0');
+    else out[field] = p.minor;
+  };
+  limit('testAmountLimit');
+  limit('transactionLimit');
+  limit('dailyLimit');
+  if (input.profile !== undefined) {
+    const profile = input.profile.toLowerCase();
+    if (!(PROFILES as readonly string[]).includes(profile)) fail('profile', `must be ${PROFILES.join(' or ')}`);
+    else out.profile = profile as Profile;
   }
   if (input.brandColor !== undefined && input.brandColor !== null) {
     if (!/^#[0-9a-fA-F]{6}$/.test(input.brandColor)) fail('brandColor', 'must be a colour like #1a73e8');

@@ -23,6 +23,9 @@ const COLUMNS: Record<keyof MerchantSettings, string> = {
   testAmountLimit: 'test_amount_limit',
   brandColor: 'brand_color',
   logoUrl: 'logo_url',
+  profile: 'profile',
+  transactionLimit: 'transaction_limit',
+  dailyLimit: 'daily_limit',
 };
 
 export async function insertMerchant(
@@ -40,13 +43,13 @@ export async function insertMerchant(
   const { rows } = await q.query<MerchantRow>(
     `INSERT INTO merchants (client_id, name, status, currencies, methods, split_enrolled, save_card_enabled,
        default_callback_url, callback_url_prefixes, test_mode, test_amount_limit, brand_color, logo_url,
-       client_secret_hash, callback_secret, created_at, updated_at)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$16)
+       client_secret_hash, callback_secret, created_at, updated_at, profile, transaction_limit, daily_limit)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$16,$17,$18,$19)
      RETURNING *`,
     [
       credentials.clientId, s.name, s.status, s.currencies, s.methods, s.splitEnrolled, s.saveCardEnabled,
       s.defaultCallbackUrl, s.callbackUrlPrefixes, s.testMode, s.testAmountLimit, s.brandColor, s.logoUrl,
-      hashSecret(credentials.clientSecret), credentials.callbackSecret, now,
+      hashSecret(credentials.clientSecret), credentials.callbackSecret, now, s.profile, s.transactionLimit, s.dailyLimit,
     ],
   );
   await insertApiKey(q, credentials.clientId, credentials.apiKey, now);
@@ -110,4 +113,10 @@ export async function rotateCallbackSecret(q: Queryable, clientId: string, now: 
     [clientId, secret, graceUntil, now],
   );
   return rowCount ? secret : null;
+}
+
+/** The merchant, its row locked for the rest of the transaction (a read-modify-write of settings). */
+export async function lockMerchant(q: Queryable, clientId: string): Promise<Merchant | null> {
+  const { rows } = await q.query<MerchantRow>('SELECT * FROM merchants WHERE client_id = $1 FOR UPDATE', [clientId]);
+  return rows[0] ? merchantFromRow(rows[0]) : null;
 }

@@ -5,10 +5,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BACKENDS } from '../testing/databases.ts';
+import { reconcile } from '../payments/reconciler.ts';
 import { MerchantClient, basicPayment, createPaid, startTestGateway } from '../testing/harness.ts';
 
 interface Line {
   msg: string;
+  level?: number;
   event?: string;
   reqId?: string;
   [k: string]: unknown;
@@ -18,7 +20,7 @@ for (const backend of BACKENDS) {
   describe(`business events in logs and metrics [${backend}]`, () => {
     it('logs and counts status changes, operations, failed callbacks and conflicts', async () => {
       const lines: Line[] = [];
-      const t = await startTestGateway(backend, { LOG_LEVEL: 'info', KARIBCHE_CALLBACK_TIMEOUT_MS: '300' }, { logStream: { write: (l: string) => void lines.push(JSON.parse(l)) } });
+      const t = await startTestGateway(backend, { LOG_LEVEL: 'info', KARIBCHE_CALLBACK_TIMEOUT_MS: '5000' }, { logStream: { write: (l: string) => void lines.push(JSON.parse(l)) } });
       try {
         const m = await MerchantClient.create(t);
         // A card payment, refunded; its callback goes to an address where nothing listens.
@@ -39,7 +41,7 @@ for (const backend of BACKENDS) {
         ]);
         const refundLine = lines.find((l) => l.event === 'payment.operation' && l.payId === id)!;
         assert.deepEqual([refundLine.kind, refundLine.amount, refundLine.outcome, refundLine.status], ['refund', 400, 'done', 'PartialReturned']);
-        const refundRequest = lines.find((l) => l.msg === 'incoming request' && String((l.req as { url?: string })?.url).endsWith('/cancel'));
+        const refundRequest = lines.find((l) => l.msg === 'request completed' && String((l.req as { url?: string })?.url).endsWith('/cancel'));
         assert.ok(refundRequest?.reqId && refundLine.reqId === refundRequest.reqId, 'the refund line carries its request id');
         const failed = lines.find((l) => l.event === 'callback.failed' && l.payId === id)!;
         assert.ok(failed, 'a failed callback attempt is logged');
@@ -57,6 +59,55 @@ for (const backend of BACKENDS) {
         assert.match(metrics, /karibche_callbacks_failing 2/);
         assert.match(metrics, /karibche_callbacks_oldest_pending_seconds \d/);
         assert.match(metrics, /karibche_callback_attempts_total\{outcome="retry"\} 2/);
+      } finally {
+        await t.close();
+      }
+    });
+  });
+}
+
+for (const backend of BACKENDS) {
+  describe(`reconciler actions in logs and metrics [${backend}]`, () => {
+    it('logs each payment it settles (payId, clientId, from, to, outcome) once, though two reconcilers run at once', async () => {
+      const lines: Line[] = [];
+      const t = await startTestGateway(backend, { LOG_LEVEL: 'debug' }, { logStream: { write: (l: string) => void lines.push(JSON.parse(l)) } });
+      try {
+        const m = await MerchantClient.create(t);
+        const s = t.gw.services;
+        // An authorisation the acquirer never answered, and a refund whose answer was lost.
+        const unanswered = (await m.createPayment(basicPayment())).json().payId as string;
+        assert.equal((await t.admin('POST', `/sandbox/v1/payments/${unanswered}/simulate`, { card: '4000000000000770' })).json().status, 'Processing');
+        const refunded = await createPaid(t, m, {}, '4000000000005126');
+        assert.equal((await m.post(`/v1/gateway/payments/${refunded}/cancel`, {})).statusCode, 503);
+        const reconciled = () => lines.filter((l) => l.event === 'payment.reconciled');
+
+        await reconcile(s);
+        assert.deepEqual(reconciled(), [], 'nothing is due before KARIBCHE_RECONCILE_AFTER_SECONDS');
+        await s.sharedClock.advance(s.config.reconcileAfterSeconds + 1);
+        await Promise.all([reconcile(s), reconcile(s)]);
+
+        const settled = reconciled().filter((l) => l.outcome === 'settled').map((l) => [l.payId, l.clientId, l.kind, l.from, l.to, l.level]);
+        assert.deepEqual(settled.sort(), [
+          [refunded, m.credentials.clientId, 'operation', 'CancelPaymentProcessing', 'Returned', 30],
+          [unanswered, m.credentials.clientId, 'attempt', 'Processing', 'Succeeded', 30],
+        ].sort());
+        // Whatever the other reconciler saw, it did not claim the change.
+        for (const l of reconciled()) assert.ok(['settled', 'settled_elsewhere'].includes(String(l.outcome)), JSON.stringify(l));
+        // The same change, as the status line every change writes.
+        for (const [payId, , , from, to] of settled) {
+          assert.equal(lines.filter((l) => l.event === 'payment.status' && l.payId === payId && l.from === from && l.to === to).length, 1);
+        }
+        const metrics = (await t.app.inject('/metrics')).body;
+        assert.match(metrics, /karibche_reconciler_payments_total\{kind="attempt",outcome="settled"\} 1/);
+        assert.match(metrics, /karibche_reconciler_payments_total\{kind="operation",outcome="settled"\} 1/);
+
+        // A payment still without an answer is logged at debug (asked again every round), and counted.
+        const again = (await m.createPayment(basicPayment())).json().payId as string;
+        await t.admin('POST', `/sandbox/v1/payments/${again}/simulate`, { card: '4000000000003220' }); // a 3-D Secure challenge left open
+        await s.sharedClock.advance(s.config.reconcileAfterSeconds + 1);
+        await reconcile(s);
+        const open = reconciled().filter((l) => l.payId === again);
+        assert.deepEqual(open.map((l) => [l.outcome, l.from, l.to, l.level]), [['unresolved', 'Processing', 'Processing', 20]]);
       } finally {
         await t.close();
       }

@@ -39,6 +39,12 @@ export class Metrics {
     labelNames: ['kind'],
     registers: [this.registry],
   });
+  readonly reconciliations = new Counter({
+    name: 'karibche_reconciler_payments_total',
+    help: 'Payments the reconciler looked at, by kind (attempt, operation) and outcome (settled, settled_elsewhere, unresolved, failed)',
+    labelNames: ['kind', 'outcome'],
+    registers: [this.registry],
+  });
   readonly callbackAttempts = new Counter({ name: 'karibche_callback_attempts_total', help: 'Callback attempts by outcome', labelNames: ['outcome'], registers: [this.registry] });
   readonly callbackLatency = new Histogram({
     name: 'karibche_callback_delivery_seconds',

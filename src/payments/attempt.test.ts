@@ -99,6 +99,10 @@ for (const backend of BACKENDS) {
       assert.equal(wrong.resultCode, 'decline_authentication_failed');
       const ok = (await simulate(id, { card: '4000000000003220', otp: '1234' })).json();
       assert.equal(ok.status, 'Succeeded');
+      // The code as the customer types it on the page (spaces around it) passes simulate too: one rule.
+      const spaced = await create();
+      await simulate(spaced, { card: '4000000000003220' });
+      assert.equal((await simulate(spaced, { otp: ' 1234 ' })).json().status, 'Succeeded');
     });
 
     it('settles a payment whose acquirer never answered once the reconciler runs', async () => {
@@ -201,6 +205,29 @@ for (const backend of BACKENDS) {
       const declined = await create({ saveCard: true });
       await simulate(declined, { card: '4000000000000002' });
       assert.equal((await get(declined)).recurringCard, null);
+    });
+
+    it('saves the card of an approval after 3-D Secure and of one the reconciler settles, like a frictionless one', async () => {
+      const challenged = await create({ saveCard: true });
+      await simulate(challenged, { card: '4000000000003220' });
+      assert.equal((await simulate(challenged, { otp: '1234' })).json().status, 'Succeeded');
+      const saved = (await get(challenged)).recurringCard;
+      assert.ok(saved, 'the card approved after 3-D Secure was saved');
+      assert.equal(saved.cardMask, '400000******3220');
+      const charged = await ctx.m.post('/v1/gateway/payments/execution', { recId: saved.recId, money: { amount: '1.00', currency: 'GEL' } });
+      assert.deepEqual([charged.statusCode, charged.json().status], [200, 'Succeeded'], charged.body);
+      const lost = await create({ saveCard: true });
+      assert.equal((await simulate(lost, { card: '4000000000000770' })).json().status, 'Processing');
+      const s = ctx.t.gw.services;
+      await s.sharedClock.advance(s.config.reconcileAfterSeconds + 1);
+      await reconcile(s);
+      const settled = await get(lost);
+      assert.equal(settled.status, 'Succeeded');
+      assert.ok(settled.recurringCard, 'the card of an approval the reconciler heard was saved');
+      // A challenge failed: nothing saved.
+      const failed = await create({ saveCard: true });
+      await simulate(failed, { card: '4000000000003220', otp: '0000' });
+      assert.equal((await get(failed)).recurringCard, null);
     });
 
     it('saves the card of a Google Pay approval like a card payment’s, and charges it later', async () => {

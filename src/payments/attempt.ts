@@ -2,13 +2,14 @@
 // simulate endpoint and saved-card execution. Processing is committed before the acquirer is
 // called, so a crash mid-call leaves a visible state the reconciler settles; the answer is applied
 // by one status change that locks the row again (and only while the attempt is still the current one).
-import { AcquirerNoAnswer, type AcquirerResult, type CardDetails } from '../acquirer/acquirer.ts';
+import { AcquirerFailed, AcquirerNoAnswer, type AcquirerResult, type CardDetails } from '../acquirer/acquirer.ts';
+import { DELAYED_OUTCOME_MINUTES } from '../acquirer/test-cards.ts';
 import { ERRORS } from '../errors/catalogue.ts';
 import { gatewayError } from '../errors/gateway-error.ts';
 import type { Queryable } from '../store/db.ts';
 import { approval, keepCard, savesCardOnApproval } from './approval.ts';
 import type { PaymentDeps } from './deps.ts';
-import { METHOD, methodName, savesCard } from './methods.ts';
+import { METHOD, isSimulatedFlow, methodName, savesCard } from './methods.ts';
 import type { PaymentRow } from './row.ts';
 import { STATUS } from './state-machine.ts';
 import { lockPayment, moveOne, plus, recordChallenge, selectPaymentById, type StatusWitness } from './store.ts';
@@ -16,7 +17,8 @@ import { lockPayment, moveOne, plus, recordChallenge, selectPaymentById, type St
 export type AttemptDetails =
   | { method: 5; card: CardDetails }
   | { method: 11; cardToken: string }
-  | { method: 4 | 7 | 8 | 9 | 14; outcome: 'approve' | 'decline'; declineCode?: string };
+  /** `later`: sandbox only, the simulated bank answers DELAYED_OUTCOME_MINUTES later. */
+  | { method: 4 | 6 | 7 | 8 | 9 | 14; outcome: 'approve' | 'decline'; declineCode?: string; later?: boolean };
 
 type Deps = Pick<PaymentDeps, 'db' | 'clock' | 'acquirer' | 'config' | 'log' | 'metrics'>;
 
@@ -41,11 +43,18 @@ export async function beginAttempt(s: StatusWitness, q: Queryable, payId: string
   throw gatewayError(ERRORS.methodNotOffered, { detail: `${methodName(method)} (${method}) is not offered for this payment` });
 }
 
-/** Asks the acquirer; no answer (its timeout, a lost connection) is `pending`, for the reconciler. */
+/**
+ * Asks the acquirer; no answer (its timeout, a lost connection) is `pending`, for the reconciler; a
+ * technical failure that performed nothing declines the attempt as one to check with the acquirer.
+ */
 async function ask(s: Deps, payId: string, call: () => Promise<AcquirerResult>): Promise<AcquirerResult> {
   try {
     return await call();
   } catch (err) {
+    if (err instanceof AcquirerFailed) {
+      s.log.warn({ err, payId }, 'acquirer failed; the attempt is declined');
+      return { outcome: 'declined', resultCode: 'check_with_acquirer' };
+    }
     if (!(err instanceof AcquirerNoAnswer)) throw err; // a bug in a connector is an error, not a lost answer
     s.log.warn({ err, payId }, 'acquirer did not answer; the reconciler will ask again');
     return { outcome: 'pending' };
@@ -95,8 +104,10 @@ function authorise(s: Deps, row: PaymentRow, details: AttemptDetails): Promise<A
       cardToken: 'cardToken' in details ? details.cardToken : undefined,
       walletOutcome: 'outcome' in details ? details.outcome : undefined,
       declineCode: 'outcome' in details ? details.declineCode : undefined,
+      delaySeconds: 'later' in details && details.later ? DELAYED_OUTCOME_MINUTES * 60 : undefined,
       split: row.split_iban ? { iban: row.split_iban, amount: row.split_amount ?? 0 } : null,
       tokenise: row.save_card && savesCard(details.method),
+      now: s.clock.now(),
     }),
   );
 }
@@ -108,6 +119,11 @@ export async function continueAttempt(s: Deps, started: PaymentRow, details: Att
 
 /** The customer pays with one method; returns the payment after the acquirer's answer. */
 export async function attemptPayment(s: Deps, payId: string, details: AttemptDetails): Promise<PaymentRow> {
+  // A simulated flow never runs in production, whatever the payment offers (one made in a sandbox
+  // database, or a form posted by hand): the customer's click must not approve anything.
+  if (s.config.mode === 'production' && isSimulatedFlow(details.method)) {
+    throw gatewayError(ERRORS.methodNotOffered, { detail: `${methodName(details.method)} (${details.method}) is not available in production` });
+  }
   const started = await beginAttempt(s, s.db, payId, details.method, s.clock.now());
   return continueAttempt(s, started, details);
 }
@@ -116,12 +132,12 @@ export async function attemptPayment(s: Deps, payId: string, details: AttemptDet
 export async function answerChallenge(s: Deps, row: PaymentRow, code: string): Promise<PaymentRow> {
   if (row.status !== STATUS.processing || !row.challenge_id) throw gatewayError(ERRORS.notPayable, { detail: `The payment is ${row.status} and waits for no 3-D Secure code` });
   const challengeId = row.challenge_id;
-  const result = await ask(s, row.pay_id, () => s.acquirer.completeChallenge(challengeId, code));
+  const result = await ask(s, row.pay_id, () => s.acquirer.completeChallenge(challengeId, code, s.clock.now()));
   return settle(s, row.pay_id, row.attempts, result, row);
 }
 
 /** Asks the acquirer what became of an attempt and applies it (the reconciler's step). */
 export async function reconcileAttempt(s: Deps, payId: string, attempt: number): Promise<PaymentRow> {
-  const result = await ask(s, payId, () => s.acquirer.status(attemptReference(payId, attempt)));
+  const result = await ask(s, payId, () => s.acquirer.status(attemptReference(payId, attempt), s.clock.now()));
   return settle(s, payId, attempt, result);
 }

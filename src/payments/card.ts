@@ -16,6 +16,26 @@ export function isLuhnValid(number: string): boolean {
 }
 
 /** Removes the spaces and dashes people type between digit groups. */
+/** A card number written into text: 13–19 digits (groups may be spaced or dashed) in a card scheme's
+ * range (2–6), Luhn-valid, not part of a longer word. Used to keep card numbers out of free text
+ * (they must never be stored) and by the history checker to prove none was. */
+// Not part of a longer word either way, nor of a longer dash-joined token: a UUID whose first
+// three groups happen to be digits ("45713311-1234-4601-8abc-…", about 1 in 23,000 random UUIDs) is
+// an id, not a card number — the request log stores request ids, and merchants send order UUIDs.
+const PAN_IN_TEXT = /(?<![0-9A-Za-z])(?<![0-9A-Za-z]-)[2-6]\d{3}(?:[ -]?\d){9,15}(?![0-9A-Za-z])(?!-[0-9A-Za-z])/g;
+
+/** `text` with every card number in it masked to its last four digits. */
+export function maskCardNumbersIn(text: string): string {
+  return text.replace(PAN_IN_TEXT, (m) => {
+    const digits = m.replace(/[ -]/g, '');
+    return digits.length >= 13 && digits.length <= 19 && isLuhnValid(digits) ? `••••${digits.slice(-4)}` : m;
+  });
+}
+
+export function cardNumbersIn(text: string): string[] {
+  return [...text.matchAll(PAN_IN_TEXT)].map((m) => m[0].replace(/[ -]/g, '')).filter((d) => d.length >= 13 && d.length <= 19 && isLuhnValid(d));
+}
+
 export const normaliseCardNumber = (input: string) => input.replace(/[\s-]/g, '');
 
 /** First six and last four digits, the rest masked: 411111******1111. */
@@ -54,25 +74,4 @@ export interface CardInput {
   expiry?: string;
   securityCode?: string;
   holder?: string;
-}
-
-/**
- * Checks what a customer typed into the card form. Problems are codes (the page words them in
- * the customer's language); `now` is the current year and month in the gateway's time zone.
- */
-export function checkCardInput(input: CardInput, now: { year: number; month: number }):
-  | { ok: true; card: { number: string; expMonth: number; expYear: number; securityCode: string; holder: string } }
-  | { ok: false; problems: Partial<Record<CardField, CardProblem>> } {
-  const problems: Partial<Record<CardField, CardProblem>> = {};
-  const number = normaliseCardNumber(input.number ?? '');
-  if (!isLuhnValid(number)) problems.number = 'invalid_number';
-  const exp = parseCardExpiry(input.expiry ?? '');
-  if (!exp || exp.year > now.year + 25) problems.expiry = 'invalid_expiry';
-  else if (isCardExpired(exp, now)) problems.expiry = 'expired';
-  const securityCode = (input.securityCode ?? '').trim();
-  if (!/^\d{3,4}$/.test(securityCode)) problems.securityCode = 'invalid_security_code';
-  const holder = (input.holder ?? '').trim().replace(/\s+/g, ' ');
-  if (holder.length < 2 || holder.length > 100 || /[\u0000-\u001f<>]/.test(holder)) problems.holder = 'missing_holder';
-  if (Object.keys(problems).length) return { ok: false, problems };
-  return { ok: true, card: { number, expMonth: exp!.month, expYear: exp!.year, securityCode, holder } };
 }

@@ -2,6 +2,7 @@
 // statement, its own transaction: the hot path is one round trip.
 import type { UnitOfWork } from '../idempotency/unit-of-work.ts';
 import type { Merchant } from '../merchants/merchant.ts';
+import { countDailyVolume, countsDailyVolume } from './daily-volume.ts';
 import { ruleContext, type PaymentDeps } from './deps.ts';
 import { newPayId, newRecId } from './ids.ts';
 import { checkCreatePayment, type CreatePaymentInput } from './rules/create.ts';
@@ -23,11 +24,14 @@ export async function createPayment(s: Pick<PaymentDeps, 'db' | 'clock' | 'confi
   const payId = newPayId();
   const recId = payment.saveCard ? newRecId() : null;
   const row = { payId, clientId: merchant.clientId, recId, payment, now: ctx.now, expiresAt: new Date(ctx.now.getTime() + payment.expirationMinutes * 60_000) };
+  // A bank-profile merchant's GEL payment also counts against its daily limit, in the same transaction.
+  const counted = countsDailyVolume(merchant, payment.currency);
   return uow.finish(
     async (q) => {
       await insertPayment(q, row);
+      if (counted) await countDailyVolume(q, merchant, { payId, amount: payment.amount, field: 'amount.total' }, ctx.now, s.config.timeZone);
       return { payId, currency: payment.currency, amount: payment.amount, recId, preAuth: payment.preAuth, expirationMinutes: payment.expirationMinutes };
     },
-    { oneStatement: true },
+    { oneStatement: !counted },
   );
 }

@@ -6,6 +6,7 @@
 import type { UnitOfWork } from '../idempotency/unit-of-work.ts';
 import type { Merchant } from '../merchants/merchant.ts';
 import { beginAttempt, continueAttempt, reconcileAttempt } from './attempt.ts';
+import { countDailyVolume, countsDailyVolume } from './daily-volume.ts';
 import { ruleContext, type PaymentDeps } from './deps.ts';
 import { paymentDetails, type PaymentDetails } from './details.ts';
 import { isWellFormedId, newPayId } from './ids.ts';
@@ -23,7 +24,7 @@ export async function executeSavedCard(s: Deps, merchant: Merchant, input: Execu
   const ctx = ruleContext(s, merchant);
   const checked = checkExecution(input, ctx);
   const card = checkCardUsable(isWellFormedId(input.recId) ? await selectSavedCard(s.db, input.recId) : null, ctx);
-  const shared = executionSplit(card, checked.amount);
+  const shared = executionSplit(card, checked);
   const payId = newPayId();
   const row: InsertPayment = {
     payId,
@@ -39,7 +40,10 @@ export async function executeSavedCard(s: Deps, merchant: Merchant, input: Execu
       language: 'KA', merchantPaymentId: checked.merchantPaymentId, skipInfoMessage: false, saveCard: false, saveCardToDate: null, description: null,
     },
   };
-  await uow.reach('created', payId, (q) => insertPayment(q, row));
+  await uow.reach('created', payId, async (q) => {
+    await insertPayment(q, row);
+    if (countsDailyVolume(merchant, checked.currency)) await countDailyVolume(q, merchant, { payId, amount: checked.amount, field: 'money.amount' }, ctx.now, s.config.timeZone);
+  });
   return charge(s, merchant, uow, payId, card.card_token);
 }
 

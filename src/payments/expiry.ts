@@ -1,7 +1,8 @@
 // Time running out (SPEC 6): a Created payment past expirationMinutes becomes Expired, a
 // pre-authorisation past its block window goes back to the customer (Returned). The sweeper runs in
 // every process; SKIP LOCKED lets several share the work without moving a payment twice, and
-// get-payment expires a due payment on the spot, so what a merchant reads is always true.
+// get-payment expires a due payment on the spot, so what a merchant reads is always true. A payment
+// is due on its own merchant's clock (the sweep adds each merchant's sandbox offset in SQL).
 import type { Clock } from '../clock.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { Queryable } from '../store/db.ts';
@@ -40,12 +41,12 @@ export class ExpirySweeper {
   private async run(): Promise<number> {
     let total = 0;
     for (;;) {
-      const expired = await moveStatus(this.db, { due: 'expires_at', from: STATUS.created, limit: BATCH }, STATUS.expired, {}, this.clock.now(), this.w);
+      const expired = await moveStatus(this.db, { due: 'expires_at', from: STATUS.created, limit: BATCH }, STATUS.expired, {}, this.clock.base.now(), this.w);
       total += expired.length;
       if (expired.length < BATCH) break;
     }
     for (;;) {
-      const released = await moveStatus(this.db, { due: 'pre_auth_expires_at', from: STATUS.waitingConfirm, limit: BATCH }, STATUS.returned, RELEASE_ALL, this.clock.now(), this.w);
+      const released = await moveStatus(this.db, { due: 'pre_auth_expires_at', from: STATUS.waitingConfirm, limit: BATCH }, STATUS.returned, RELEASE_ALL, this.clock.base.now(), this.w);
       if (released.length) this.w.log.info({ released: released.length }, 'released expired pre-authorisation blocks');
       if (released.length < BATCH) break;
     }

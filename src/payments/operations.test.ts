@@ -8,7 +8,7 @@ import type { Queryable } from '../store/db.ts';
 for (const backend of BACKENDS) {
   describe(`cancel, completion, saved cards [${backend}]`, () => {
     // Tbilisi is UTC+4: the tests move the clock to a fixed time of day before each business-day case.
-    const ctx = useGateway(backend, { KARIBCHE_OPERATION_WAIT_MS: '500' });
+    const ctx = useGateway(backend);
     const s = () => ctx.t.gw.services;
     const refresh = async () => {
       ctx.m.token = await accessToken(ctx.t.app, ctx.m.credentials);
@@ -132,13 +132,16 @@ for (const backend of BACKENDS) {
       assert.deepEqual([(await cancel(id)).json().status, (await get(id)).returnedAmount], ['Returned', 30]);
     });
 
-    it('refuses completion after the block window, and releases the block with a callback (7 days for 0838)', async () => {
+    it('refuses completion and void after the block window, and releases the block with a callback (7 days for 0838)', async () => {
       const id = await paid({ preAuth: true }, '4000000000000838');
       const p = await get(id);
       const until = new Date(p.preAuthExpiresAt).getTime();
       await s().sharedClock.advance(Math.ceil((until - s().clock.nowMs()) / 1000));
       await refresh();
       problem(await complete(id, 5), 400, 'complete-payment.400.056');
+      // The same window for a void (rules/window.ts): nothing is left to void once the block is released.
+      problem(await cancel(id), 400, 'cancel-payment.400.056');
+      assert.equal((await s().db.query<{ n: number }>('SELECT count(*)::int AS n FROM payment_operations WHERE pay_id = $1', [id])).rows[0]!.n, 0, 'no operation recorded');
       await s().sweeper.sweep();
       const after = await get(id);
       assert.equal(after.status, 'Returned');
@@ -208,6 +211,12 @@ for (const backend of BACKENDS) {
       const sp = (await ctx.m.post('/v1/gateway/payments/execution', { recId: splitRec, money: { amount: 20, currency: 'GEL' }, extra: 'ignored' })).json();
       assert.deepEqual(sp.split, { iban: SPLIT_IBAN, amount: 2, returnedAmount: 0 });
       problem(await ctx.m.post('/v1/gateway/payments/execution', { recId: splitRec, money: { amount: '2.01', currency: 'GEL' } }), 400, 'execute-payment.400.021');
+      // A split charge is a split payment: GEL only, as create requires — and nothing is created.
+      const before = Number((await s().db.query<{ n: string }>('SELECT count(*) AS n FROM payments')).rows[0]!.n);
+      problem(await ctx.m.post('/v1/gateway/payments/execution', { recId: splitRec, money: { amount: 20, currency: 'USD' } }), 400, 'execute-payment.400.022');
+      assert.equal(Number((await s().db.query<{ n: string }>('SELECT count(*) AS n FROM payments')).rows[0]!.n), before);
+      // A card without a split charges in any enabled currency.
+      assert.equal((await exec({ money: { amount: 20, currency: 'USD' } })).json().status, 'Succeeded');
     });
 
     it('keeps a pre-authorised saved card pending until completion', async () => {
@@ -260,7 +269,15 @@ for (const backend of BACKENDS) {
         const lost = await cancel(id, { amount: 4 });
         assert.equal(lost.statusCode, 503);
         assert.equal((await get(id)).status, 'CancelPaymentProcessing');
-        problem(await cancel(id, { amount: 1 }), 409, 'cancel-payment.409.002');
+        // Behind an operation that never gets its answer, a cancel waits out KARIBCHE_OPERATION_WAIT_MS
+        // and is told 409 whatever the wait, so the wait is cut short here (and only here).
+        const wait = s().config.operationWaitMs;
+        s().config.operationWaitMs = 100;
+        try {
+          problem(await cancel(id, { amount: 1 }), 409, 'cancel-payment.409.002');
+        } finally {
+          s().config.operationWaitMs = wait;
+        }
       } finally {
         acq.refund = original;
       }

@@ -5,7 +5,7 @@
 // and frees the key when the acquirer refused. A second request arriving while one of its kind is
 // processing waits for it and then sees the new amounts, so concurrent refunds can never return
 // more than was captured. The reconciler finishes an operation whose answer was lost.
-import { AcquirerNoAnswer, type OperationAnswer } from '../acquirer/acquirer.ts';
+import { AcquirerFailed, AcquirerNoAnswer, type OperationAnswer } from '../acquirer/acquirer.ts';
 import { ERRORS } from '../errors/catalogue.ts';
 import { gatewayError } from '../errors/gateway-error.ts';
 import { finishLinkedKeys, releaseLinkedKeys } from '../idempotency/store.ts';
@@ -15,6 +15,7 @@ import { businessDay } from './business-day.ts';
 import type { PaymentDeps } from './deps.ts';
 import type { PaymentRow } from './row.ts';
 import { checkCompletion, planCancel, type CancelRequest, type EarlierOperation } from './rules/cancel.ts';
+import { operationWindow, windowFacts, type OperationWindow } from './rules/window.ts';
 import { activateSavedCard } from './saved-cards.ts';
 import { STATUS, type Status } from './state-machine.ts';
 import { lockPayment, moveOne, plus, selectPaymentById } from './store.ts';
@@ -44,9 +45,6 @@ interface OperationRow {
   prev_status: Status;
   reference: string;
 }
-
-/** The merchant-API operation (and Idempotency-Key scope) of each kind. */
-const API_OPERATION: Record<OperationKind, 'cancel-payment' | 'complete-payment'> = { refund: 'cancel-payment', void: 'cancel-payment', capture: 'complete-payment' };
 
 /** The statuses of a cancel or completion under way. */
 const OPERATING: ReadonlySet<Status> = new Set<Status>([STATUS.cancelProcessing, STATUS.completionProcessing]);
@@ -91,14 +89,23 @@ async function insertOperation(q: Queryable, row: PaymentRow, kind: OperationKin
   return rows[0]!;
 }
 
+/** The acquirer failed with a technical error and performed nothing (AcquirerFailed). */
+const FAILED = { ok: false, resultCode: 'check_with_acquirer', failed: true } as const;
+type Answer = OperationAnswer | typeof FAILED;
+
 /** The acquirer's answer to the operation; null when it did not answer (asked again later). */
-async function callAcquirer(s: Deps, row: PaymentRow, op: OperationRow): Promise<OperationAnswer | null> {
+async function callAcquirer(s: Deps, row: PaymentRow, op: OperationRow): Promise<Answer | null> {
   try {
     const tx = row.transaction_id ?? '';
     if (op.kind === 'capture') return await s.acquirer.capture(op.reference, tx, op.amount);
     if (op.kind === 'void') return await s.acquirer.void(op.reference, tx);
     return await s.acquirer.refund(op.reference, tx, op.amount, row.split_iban ? { iban: row.split_iban, amount: op.split_amount ?? 0 } : null);
   } catch (err) {
+    if (err instanceof AcquirerFailed) {
+      // Nothing was performed: the operation is refused like a decline, but the merchant may retry.
+      s.log.warn({ err, payId: op.pay_id, kind: op.kind }, 'acquirer failed; nothing performed');
+      return FAILED;
+    }
     if (!(err instanceof AcquirerNoAnswer)) throw err;
     // No answer: the payment stays …Processing and the reconciler repeats the call (idempotent per reference).
     report(s, op, 'no_answer', row);
@@ -176,6 +183,7 @@ async function conclude(s: Deps, payId: string, op: OperationRow, row: PaymentRo
   if (!answer) throw noAnswer(); // stays processing: the reconciler (or a retry with the key) finishes it
   if (answer.ok) return uow.finish((q) => applyAccepted(s, q, payId, op.id));
   await uow.abandon((q) => applyRefused(s, q, payId, op.id, answer.resultCode));
+  if ('failed' in answer) throw gatewayError(ERRORS.acquirerError, { detail: 'The acquirer failed with a technical error and performed nothing; retry shortly', retryAfterSeconds: 5 });
   throw refused(answer.resultCode);
 }
 
@@ -197,7 +205,7 @@ async function runOperation(
     const row = await selectPaymentById(s.db, payId);
     if (rows[0] && row) return conclude(s, payId, rows[0], row, uow);
   }
-  const { row, op } = await whenFree<{ row: PaymentRow; op: OperationRow }>(s, clientId, payId, processing, (fn) => uow.reach('acquirer_called', payId, fn), async (q, row) => {
+  const { row, op } = await whenFree<{ row: PaymentRow; op: OperationRow }>(s, clientId, payId, processing, (fn) => uow.reach('acquirer_called', payId, fn, 'operation'), async (q, row) => {
     const now = s.clock.now();
     const p = await plan(q, row, now);
     const op = await insertOperation(q, row, p.kind, p.amount, p.splitAmount, businessDay(now, s.config.timeZone), now);
@@ -207,18 +215,21 @@ async function runOperation(
   return conclude(s, payId, op, row, uow);
 }
 
+/** Which operations the payment allows now (rules/window.ts), from its row and its earlier operations. */
+export async function windowOf(s: Pick<Deps, 'config'>, q: Queryable, row: PaymentRow, now: Date): Promise<OperationWindow> {
+  const { rows: earlier } = await q.query<EarlierOperation>('SELECT kind, status, business_day FROM payment_operations WHERE pay_id = $1', [row.pay_id]);
+  return operationWindow(windowFacts(row, earlier, s.config.timeZone), now, businessDay(now, s.config.timeZone));
+}
+
 /** POST /payments/{payId}/cancel: a refund of a paid payment, or the void of a pre-authorisation. */
 export function cancelPayment(s: Deps, clientId: string, payId: string, req: CancelRequest, uow: UnitOfWork<OperationOutcome>): Promise<OperationOutcome> {
-  return runOperation(s, clientId, payId, STATUS.cancelProcessing, uow, async (q, row, now) => {
-    const { rows: earlier } = await q.query<EarlierOperation>('SELECT kind, status, business_day FROM payment_operations WHERE pay_id = $1', [payId]);
-    return planCancel(row, req, earlier, businessDay(now, s.config.timeZone), businessDay(row.paid_at ?? row.created_at, s.config.timeZone));
-  });
+  return runOperation(s, clientId, payId, STATUS.cancelProcessing, uow, async (q, row, now) => planCancel(row, req, await windowOf(s, q, row, now)));
 }
 
 /** POST /payments/{payId}/completion: captures a pre-authorisation (all of it, or less). */
 export function completePayment(s: Deps, clientId: string, payId: string, amount: number, uow: UnitOfWork<OperationOutcome>): Promise<OperationOutcome> {
-  return runOperation(s, clientId, payId, STATUS.completionProcessing, uow, async (_q, row, now) => {
-    checkCompletion(row, amount, now);
+  return runOperation(s, clientId, payId, STATUS.completionProcessing, uow, async (q, row, now) => {
+    checkCompletion(row, amount, await windowOf(s, q, row, now));
     return { kind: 'capture', amount, splitAmount: null };
   });
 }
@@ -235,9 +246,10 @@ export async function reconcileOperation(s: Deps, payId: string): Promise<void> 
   if (!op || !row) return;
   const answer = await callAcquirer(s, row, op);
   if (!answer) return; // still no answer: next round
-  const operation = API_OPERATION[op.kind];
+  // The keys of the request that recorded this operation (linked as 'operation' work) are answered
+  // or freed with it: the domain needs no name of the merchant API's operations.
   await s.db.tx(async (q) => {
-    if (answer.ok) await finishLinkedKeys(q, payId, operation, await applyAccepted(s, q, payId, op.id));
-    else if (await applyRefused(s, q, payId, op.id, answer.resultCode)) await releaseLinkedKeys(q, payId, operation);
+    if (answer.ok) await finishLinkedKeys(q, payId, 'operation', await applyAccepted(s, q, payId, op.id));
+    else if (await applyRefused(s, q, payId, op.id, answer.resultCode)) await releaseLinkedKeys(q, payId, 'operation');
   });
 }

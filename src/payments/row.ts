@@ -50,6 +50,10 @@ export interface PaymentRow {
   /** The saved card a merchant-initiated charge used. */
   charged_rec_id: string | null;
   event_seq: number;
+  /** Bank profile: the business day whose GEL volume counts this payment. */
+  limit_day: string | null;
+  /** The callback conformance run that made this payment (its callbacks are the run's to send). */
+  conformance_run: string | null;
   created_at: Date;
   updated_at: Date;
 }

@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../ops/metrics.ts';
 import type { Queryable } from '../store/db.ts';
+import { MAX_MERCHANT_OFFSET, MERCHANT_OFFSET } from '../store/merchant-clock.ts';
 import type { PaymentRow } from './row.ts';
 import { STATUS, assertTransition, isFinal, type Status } from './state-machine.ts';
 import type { NewPayment } from './rules/create.ts';
@@ -121,12 +122,15 @@ const IDENT = /^[a-z_]+$/;
 export interface StatusWitness {
   log: Logger;
   metrics?: Pick<Metrics, 'paymentStatusChanges'>;
+  /** Told of each change this caller made (the reconciler reports what it settled itself). */
+  onMove?: (row: PaymentRow, from: Status) => void;
 }
 
 function witness(w: StatusWitness, rows: PaymentRow[], from: Status): void {
   for (const r of rows) {
     w.log.info({ event: 'payment.status', payId: r.pay_id, clientId: r.client_id, from, to: r.status, method: r.payment_method, resultCode: r.result_code }, 'payment status changed');
     w.metrics?.paymentStatusChanges.inc({ to: r.status, method: String(r.payment_method ?? 'none'), result_code: r.result_code ?? 'none' });
+    w.onMove?.(r, from);
   }
 }
 
@@ -140,7 +144,9 @@ export async function moveStatus(q: Queryable, sel: PaymentSelector, to: Status,
   assertTransition(sel.from, to);
   const params: unknown[] = [sel.from, to, now, isFinal(to)];
   const param = (v: unknown) => `$${params.push(v)}`;
-  const sets = ['status = $2', 'updated_at = $3', 'event_seq = p.event_seq + 1'];
+  // target.at: the time of the change, on the payment's merchant clock (a sweep's `now` is the
+  // global clock's; each merchant's own sandbox offset is added in SQL).
+  const sets = ['status = $2', 'updated_at = target.at', 'event_seq = p.event_seq + 1'];
   for (const [column, value] of Object.entries(patch)) {
     if (!PATCHABLE.has(column)) throw new Error(`not a patchable payment column: ${column}`);
     if (value !== null && typeof value === 'object' && 'column' in value) {
@@ -160,15 +166,20 @@ export async function moveStatus(q: Queryable, sel: PaymentSelector, to: Status,
     if (sel.openAt !== undefined) conditions.push(`expires_at > ${param(sel.openAt)}`);
     if (sel.expiredAt !== undefined) conditions.push(`expires_at <= ${param(sel.expiredAt)}`);
     if (sel.offers !== undefined) conditions.push(`${param(sel.offers)}::int = ANY (methods)`);
-    target = `SELECT pay_id FROM payments WHERE ${conditions.join(' AND ')} FOR UPDATE`;
+    target = `SELECT pay_id, $3::timestamptz AS at FROM payments WHERE ${conditions.join(' AND ')} FOR UPDATE`;
   } else {
     if (!IDENT.test(sel.due)) throw new Error(`not a column: ${sel.due}`);
-    target = `SELECT pay_id FROM payments WHERE status = $1 AND ${sel.due} <= $3 ORDER BY ${sel.due} LIMIT ${param(sel.limit)} FOR UPDATE SKIP LOCKED`;
+    // Due on its merchant's clock (issue 15): the global time plus the merchant's own offset. The
+    // first bound (the largest offset) keeps the due-time index usable.
+    target = `SELECT p.pay_id, $3::timestamptz + ${MERCHANT_OFFSET('m')} AS at FROM payments p JOIN merchants m ON m.client_id = p.client_id
+      WHERE p.status = $1 AND p.${sel.due} <= $3::timestamptz + ${MAX_MERCHANT_OFFSET} AND p.${sel.due} <= $3::timestamptz + ${MERCHANT_OFFSET('m')}
+      ORDER BY p.${sel.due} LIMIT ${param(sel.limit)} FOR UPDATE OF p SKIP LOCKED`;
   }
   const { rows } = await q.query<PaymentRow>(
     `WITH target AS (${target}),
      u AS (UPDATE payments p SET ${sets.join(', ')} FROM target WHERE p.pay_id = target.pay_id RETURNING p.*),
-     e AS (INSERT INTO payment_events (pay_id, seq, status, final, created_at) SELECT pay_id, event_seq, status, $4, $3 FROM u)
+     e AS (INSERT INTO payment_events (pay_id, seq, status, final, created_at, client_id, result_code, confirmed_amount, returned_amount)
+           SELECT pay_id, event_seq, status, $4, updated_at, client_id, result_code, confirmed_amount, returned_amount FROM u)
      SELECT * FROM u`,
     params,
   );
@@ -202,20 +213,54 @@ export async function selectEvents(q: Queryable, payId: string): Promise<Payment
   return rows;
 }
 
-/** Payments that have been Processing since before `before` (for the reconciler). */
-export async function selectStuckProcessing(q: Queryable, before: Date, limit: number): Promise<{ pay_id: string; attempts: number }[]> {
-  const { rows } = await q.query<{ pay_id: string; attempts: number }>(
-    `SELECT pay_id, attempts FROM payments WHERE status = '${STATUS.processing}' AND updated_at <= $1 ORDER BY updated_at LIMIT $2`,
+/** A payment the reconciler looks at: who it belongs to and the processing status it is in. */
+export interface StuckPayment {
+  pay_id: string;
+  client_id: string;
+  status: Status;
+  attempts: number;
+}
+
+/** Payments that have been Processing since before `before` (for the reconciler): `before` on the
+ * global clock, moved by each payment's merchant clock offset. */
+export async function selectStuckProcessing(q: Queryable, before: Date, limit: number): Promise<StuckPayment[]> {
+  const { rows } = await q.query<StuckPayment>(
+    `SELECT p.pay_id, p.client_id, p.status, p.attempts FROM payments p JOIN merchants m ON m.client_id = p.client_id
+     WHERE p.status = '${STATUS.processing}' AND p.updated_at <= $1::timestamptz + ${MAX_MERCHANT_OFFSET} AND p.updated_at <= $1::timestamptz + ${MERCHANT_OFFSET('m')}
+     ORDER BY p.updated_at LIMIT $2`,
     [before, limit],
   );
   return rows;
 }
 
-/** Payments whose cancel or completion has been processing since before `before`. */
-export async function selectStuckOperations(q: Queryable, before: Date, limit: number): Promise<string[]> {
-  const { rows } = await q.query<{ pay_id: string }>(
-    `SELECT pay_id FROM payments WHERE status IN ('${STATUS.cancelProcessing}', '${STATUS.completionProcessing}') AND updated_at <= $1 ORDER BY updated_at LIMIT $2`,
+/** Payments whose cancel or completion has been processing since before `before` (as above). */
+export async function selectStuckOperations(q: Queryable, before: Date, limit: number): Promise<StuckPayment[]> {
+  const { rows } = await q.query<StuckPayment>(
+    `SELECT p.pay_id, p.client_id, p.status, p.attempts FROM payments p JOIN merchants m ON m.client_id = p.client_id
+     WHERE p.status IN ('${STATUS.cancelProcessing}', '${STATUS.completionProcessing}')
+       AND p.updated_at <= $1::timestamptz + ${MAX_MERCHANT_OFFSET} AND p.updated_at <= $1::timestamptz + ${MERCHANT_OFFSET('m')}
+     ORDER BY p.updated_at LIMIT $2`,
     [before, limit],
   );
-  return rows.map((r) => r.pay_id);
+  return rows;
+}
+
+/** A refund, void or completion as the merchant's dashboard lists it. */
+export interface OperationRecord {
+  kind: 'refund' | 'void' | 'capture';
+  amount: number;
+  split_amount: number | null;
+  status: 'processing' | 'done' | 'refused';
+  reference: string;
+  result_code: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export async function selectOperations(q: Queryable, payId: string): Promise<OperationRecord[]> {
+  const { rows } = await q.query<OperationRecord>(
+    'SELECT kind, amount, split_amount, status, reference, result_code, created_at, updated_at FROM payment_operations WHERE pay_id = $1 ORDER BY id',
+    [payId],
+  );
+  return rows.map((r) => ({ ...r, amount: Number(r.amount), split_amount: r.split_amount === null ? null : Number(r.split_amount) }));
 }

@@ -12,31 +12,55 @@ import { BACKENDS, PGLITE_TEMPLATE, openTestDb, preparePgliteTemplate, type Back
 import { ADMIN_TOKEN } from '../testing/harness.ts';
 import { startGatewayProcess, type GatewayProcess } from '../testing/process.ts';
 import { Receiver } from '../testing/receiver.ts';
+import { waitUntil } from '../testing/wait.ts';
 import { checkEventSequences, checkExactlyOnce, checkNoCardData, waitForCallbacks, waitUntilSettled } from './checks.ts';
-import { MixedLoad, createMerchantOver, suiteGatewayEnv } from './load.ts';
+import { MixedLoad, createMerchantOver, suiteGatewayEnv, type MerchantCredentials } from './load.ts';
 
 const KILLS: Record<Backend, number> = { postgres: 5, pglite: 1 };
-// Between two kills the gateway runs at least 2.5 s and until it has acknowledged this many more
-// creates and refunds (a restart under a busy CI takes a while; every life must see real load).
-const LOAD_BETWEEN_KILLS_MS = 2_500;
+// Each life of the gateway serves this many more acknowledged creates and refunds before it is
+// killed (a restart under a busy CI takes a while; every life must see real load).
 const CREATES_PER_LIFE = 20;
 const REFUNDS_PER_LIFE = 5;
 
-/** Waits until this life of the gateway has served its share of the load (at most 60 s). */
+/** Waits until this life of the gateway has served its share of the load. */
 async function lived(load: MixedLoad): Promise<void> {
   const { creates, refunds } = { creates: load.record.creates.length, refunds: load.record.refunds.length };
-  const start = Date.now();
-  while (
-    Date.now() - start < LOAD_BETWEEN_KILLS_MS ||
-    ((load.record.creates.length < creates + CREATES_PER_LIFE || load.record.refunds.length < refunds + REFUNDS_PER_LIFE) && Date.now() - start < 60_000)
-  ) {
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitUntil(
+    `${CREATES_PER_LIFE} creates and ${REFUNDS_PER_LIFE} refunds acknowledged in this life`,
+    () => load.record.creates.length >= creates + CREATES_PER_LIFE && load.record.refunds.length >= refunds + REFUNDS_PER_LIFE,
+    120_000,
+    100,
+  );
+}
+
+/**
+ * Waits until the gateway says, through its own API, that nothing is left to do: no payment of the
+ * merchant in a processing status and no callback pending (the only way to look at a PGlite the
+ * gateway process holds open).
+ */
+async function quietOverHttp(base: string, merchant: MerchantCredentials): Promise<void> {
+  const token = async () => {
+    const res = await fetch(`${base}/v1/gateway/access-token`, { method: 'POST', headers: { apikey: merchant.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ client_id: merchant.clientId, client_secret: merchant.clientSecret }) });
+    return ((await res.json()) as { access_token: string }).access_token;
+  };
+  const headers = { apikey: merchant.apiKey, authorization: `Bearer ${await token()}` };
+  const processing = async (status: string) => {
+    const res = await fetch(`${base}/v1/gateway/payments?status=${status}&limit=1`, { headers });
+    if (res.status !== 200) throw new Error(`payment search answered ${res.status}: ${await res.text()}`);
+    return ((await res.json()) as { items: unknown[] }).items.length > 0;
+  };
+  const pending = async () => /^karibche_callbacks_pending [1-9]/m.test(await (await fetch(`${base}/metrics`)).text());
+  await waitUntil(
+    'nothing processing and no callback pending',
+    async () => !(await processing('Processing')) && !(await processing('CancelPaymentProcessing')) && !(await processing('PaymentCompletionProcessing')) && !(await pending()),
+    120_000,
+    250,
+  );
 }
 
 for (const backend of BACKENDS) {
   describe(`crash suite [${backend}]`, () => {
-    it(`keeps every acknowledged create and refund exactly once across ${KILLS[backend]} SIGKILLs under load`, { timeout: 400_000 }, async () => {
+    it(`keeps every acknowledged create and refund exactly once across ${KILLS[backend]} SIGKILLs under load`, { timeout: 900_000 }, async () => {
       const test = await openTestDb(backend);
       let db = test.db;
       if (backend === 'pglite') {
@@ -70,7 +94,7 @@ for (const backend of BACKENDS) {
           // Only the gateway can open its PGlite: let it work, stop it, look; start it again while
           // something is still to be settled or delivered.
           for (let round = 0; ; round++) {
-            await new Promise((r) => setTimeout(r, 4_000));
+            await quietOverHttp(base, merchant);
             await proc.kill('SIGTERM');
             logs += proc.output();
             db = await openPglite(path.join(test.dataDir, 'pglite'));
@@ -80,8 +104,8 @@ for (const backend of BACKENDS) {
             proc = await startGatewayProcess(env);
           }
         }
-        await waitUntilSettled(db, 30_000);
-        const callbacks = await waitForCallbacks(db, rx, 30_000);
+        await waitUntilSettled(db, 60_000);
+        const callbacks = await waitForCallbacks(db, rx, 60_000);
         await checkExactlyOnce(db, load.record);
         const paymentsWithEvents = await checkEventSequences(db);
         if (backend === 'postgres') {

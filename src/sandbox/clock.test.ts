@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Gateway } from '../gateway.ts';
 import { BACKENDS } from '../testing/databases.ts';
+import { describePostgres } from '../testing/postgres-only.ts';
 import { MerchantClient, accessToken, basicPayment, secondGateway, startTestGateway, useGateway, type TestGateway } from '../testing/harness.ts';
 
 const events = async (t: TestGateway, payId: string) =>
@@ -64,7 +65,7 @@ for (const backend of BACKENDS) {
   });
 }
 
-if (BACKENDS.includes('postgres')) {
+describePostgres('the sandbox clock across processes [postgres]', () => {
   describe('several gateway processes on one PostgreSQL', () => {
     let t: TestGateway;
     let second: Gateway;
@@ -122,4 +123,4 @@ if (BACKENDS.includes('postgres')) {
       assert.equal(code, 400);
     });
   });
-}
+});

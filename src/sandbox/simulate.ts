@@ -3,46 +3,49 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { adminAuth } from '../admin/auth.ts';
+import { EXAMPLES } from '../api/examples.ts';
 import { PaymentResponse, errorResponses } from '../api/schemas.ts';
 import { paymentLinks, paymentView } from '../api/views.ts';
 import { ERRORS } from '../errors/catalogue.ts';
 import { gatewayError, invalidField, invalidFields } from '../errors/gateway-error.ts';
 import { answerChallenge, attemptPayment } from '../payments/attempt.ts';
 import { checkChoice, type CustomerChoice } from '../payments/customer-choice.ts';
+import { challengeCode } from '../payments/rules/customer.ts';
 import { paymentDetails } from '../payments/details.ts';
 import { isWellFormedId } from '../payments/ids.ts';
 import { STATUS } from '../payments/state-machine.ts';
 import { selectPaymentById } from '../payments/store.ts';
 import { yearMonthIn } from '../payments/text.ts';
 import { forRequest, type Services } from '../services.ts';
+import { mayActOn, type sandboxAuth } from './auth.ts';
 
 const Body = Type.Object({
-  method: Type.Optional(Type.Integer({ description: '5 card, 4 QR, 7 bank login, 8 installment, 9 Apple Pay, 14 Google Pay' })),
+  method: Type.Optional(Type.Integer({ description: '5 card, 4 QR, 6 Ertguli points, 7 bank login, 8 installment, 9 Apple Pay, 14 Google Pay' })),
   card: Type.Optional(Type.String()),
   expiry: Type.Optional(Type.String({ description: 'MM/YY; default 12/30' })),
   cvc: Type.Optional(Type.String({ description: 'default 123' })),
   holder: Type.Optional(Type.String({ description: 'default SANDBOX CUSTOMER' })),
   otp: Type.Optional(Type.String({ description: '3-D Secure code (1234 passes)' })),
   outcome: Type.Optional(Type.Union([Type.Literal('approve'), Type.Literal('decline')])),
+  later: Type.Optional(Type.Boolean({ description: 'QR (4) and bank login (7): the bank answers 5 minutes of sandbox time later; the payment stays Processing until then' })),
   username: Type.Optional(Type.String()),
   password: Type.Optional(Type.String()),
-});
+}, { examples: [EXAMPLES.simulateBody] });
 
 /** The simulate body's names for the card form's fields. */
 const CARD_FIELDS = { number: 'card', expiry: 'expiry', securityCode: 'cvc', holder: 'holder' } as const;
 
-export function simulateRoute(scope: FastifyInstance, s: Services): void {
+export function simulateRoute(scope: FastifyInstance, s: Services, auth: ReturnType<typeof sandboxAuth>): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/payments/:payId/simulate',
     {
-      onRequest: adminAuth(s.config, s.db),
+      onRequest: auth,
       config: { operation: 'sandbox' },
       schema: {
         summary: 'Pay as the customer would',
         description:
-          'Same code path as the checkout page. `{"method":5,"card":"4111111111111111"}`, `{"method":5,"card":"4000000000003220","otp":"1234"}`, `{"method":7,"username":"demo","password":"demo"}`, `{"method":7,"outcome":"approve"}`, or `{"otp":"1234"}` to answer a pending 3-D Secure challenge. Answers the payment.',
+          'Same code path as the checkout page. `{"method":5,"card":"4111111111111111"}`, `{"method":5,"card":"4000000000003220","otp":"1234"}`, `{"method":7,"username":"demo","password":"demo"}`, `{"method":7,"outcome":"approve"}`, `{"method":6,"outcome":"decline"}` (not enough points), `{"method":4,"outcome":"approve","later":true}`, or `{"otp":"1234"}` to answer a pending 3-D Secure challenge. Answers the payment. With merchant credentials only the merchant’s own payments (another’s is 404, as an unknown one), on the merchant’s own clock.',
         tags: ['Sandbox'],
         params: Type.Object({ payId: Type.String() }),
         body: Body,
@@ -53,35 +56,39 @@ export function simulateRoute(scope: FastifyInstance, s: Services): void {
       const { payId } = request.params;
       const body = request.body;
       if (!isWellFormedId(payId)) throw gatewayError(ERRORS.paymentNotFound);
-      const rs = forRequest(s, request);
+      // Whose payment it is decides whose clock it runs on, and whether this caller may touch it.
+      const current = await selectPaymentById(s.db, payId);
+      if (!current || !mayActOn(request, current.client_id)) throw gatewayError(ERRORS.paymentNotFound);
+      const rs = forRequest(s, request, current.client_id);
       // An otp alone answers the pending challenge; anything else is a new attempt (which locks and
-      // checks the payment itself, so no read first).
-      const current = body.otp !== undefined && body.card === undefined && body.method === undefined ? await selectPaymentById(s.db, payId) : null;
+      // checks the payment itself).
+      const otpOnly = body.otp !== undefined && body.card === undefined && body.method === undefined;
       let row;
-      if (current?.status === STATUS.processing && current.challenge_id) {
-        row = await answerChallenge(rs, current, body.otp!);
+      if (otpOnly && current.status === STATUS.processing && current.challenge_id) {
+        row = await answerChallenge(rs, current, challengeCode(body.otp));
       } else {
-        row = await attemptPayment(rs, payId, attemptOf(s, body));
-        if (row.status === STATUS.processing && row.challenge_id && body.otp !== undefined) row = await answerChallenge(rs, row, body.otp);
+        row = await attemptPayment(rs, payId, attemptOf(rs, body));
+        if (row.status === STATUS.processing && row.challenge_id && body.otp !== undefined) row = await answerChallenge(rs, row, challengeCode(body.otp));
       }
       return paymentView(await paymentDetails(s.db, row), paymentLinks(s.config.publicUrl, '/v1/gateway', payId));
     },
   );
 }
 
-function attemptOf(s: Services, body: { method?: number; card?: string; expiry?: string; cvc?: string; holder?: string; outcome?: 'approve' | 'decline'; username?: string; password?: string }) {
+function attemptOf(s: Services, body: { method?: number; card?: string; expiry?: string; cvc?: string; holder?: string; outcome?: 'approve' | 'decline'; later?: boolean; username?: string; password?: string }) {
   const method = body.method ?? 5;
   const choice: CustomerChoice =
     method === 5
       ? { method: 5, card: { number: body.card ?? '', expiry: body.expiry ?? '12/30', securityCode: body.cvc ?? '123', holder: body.holder ?? 'SANDBOX CUSTOMER' } }
       : method === 7 && body.username !== undefined
         ? { method: 7, login: { username: body.username, password: body.password ?? '' } }
-        : { method, outcome: body.outcome ?? 'approve' };
+        : { method, outcome: body.outcome ?? 'approve', later: body.later === true };
   const checked = checkChoice(choice, yearMonthIn(s.clock.now(), s.config.timeZone));
   if (checked.ok) return checked.details;
   if ('cardProblems' in checked) {
     throw invalidFields(Object.entries(checked.cardProblems).map(([field, code]) => ({ field: CARD_FIELDS[field as keyof typeof CARD_FIELDS], reason: code!, rule: ERRORS.invalidRequest })));
   }
   if ('loginFailed' in checked) throw gatewayError(ERRORS.bankLoginFailed);
-  throw invalidField('method', 'must be 4, 5, 7, 8, 9 or 14');
+  if ('notDelayable' in checked) throw invalidField('later', 'is only for method 4 (Web QR) and 7 (internet bank); use a slow bank user for the login form');
+  throw invalidField('method', 'must be 4, 5, 6, 7, 8, 9 or 14');
 }

@@ -9,6 +9,8 @@ import { BACKENDS } from '../testing/databases.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { createGateway } from '../gateway.ts';
 import { createLogger } from '../logger.ts';
+import { SimulatorAcquirer } from '../acquirer/simulator.ts';
+import { Clock } from '../clock.ts';
 import { ADMIN_TOKEN, MerchantClient, TEST_ACQUIRER_MODULE, basicPayment, createPaid, startTestGateway, type TestGateway } from '../testing/harness.ts';
 import { openTestDb } from '../testing/databases.ts';
 import { checkNoCardData } from '../reliability/checks.ts';
@@ -185,6 +187,11 @@ describe('production mode', () => {
       await assert.rejects(createGateway(config, { db: db.db, background: false, log: createLogger('silent') }), (err) => err instanceof ConfigError && /KARIBCHE_ACQUIRER_MODULE/.test(err.message));
       const broken = loadConfig({ KARIBCHE_MODE: 'production', KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN, KARIBCHE_DATA_DIR: db.dataDir, LOG_LEVEL: 'silent', KARIBCHE_ACQUIRER_MODULE: '/nonexistent/connector.mjs' });
       await assert.rejects(createGateway(broken, { db: db.db, background: false, log: createLogger('silent') }), (err) => err instanceof ConfigError && /cannot load/.test(err.message));
+      // Nor the simulator handed in by code: production refuses it as its acquirer.
+      const withConnector = loadConfig({ KARIBCHE_MODE: 'production', KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN, KARIBCHE_DATA_DIR: db.dataDir, LOG_LEVEL: 'silent', KARIBCHE_ACQUIRER_MODULE: TEST_ACQUIRER_MODULE });
+      const simulator = new SimulatorAcquirer(db.db, new Clock(), 0);
+      await assert.rejects(createGateway(config, { db: db.db, background: false, log: createLogger('silent'), acquirer: simulator }), (err) => err instanceof ConfigError && /refuses the sandbox simulator/.test(err.message));
+      await assert.rejects(createGateway(withConnector, { db: db.db, background: false, log: createLogger('silent'), acquirer: simulator }), (err) => err instanceof ConfigError && /refuses the sandbox simulator/.test(err.message));
     } finally {
       await db.drop();
     }

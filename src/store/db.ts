@@ -20,6 +20,8 @@ export type Notification = (payload: string) => void;
 
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
+  /** PostgreSQL reached through a connection pooler such as PgBouncer (statements are then unnamed). */
+  readonly pooled?: boolean;
   /** Runs fn in one transaction (READ COMMITTED); commits when it resolves, rolls back when it throws. */
   tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
   /** Subscribes to a notification channel; other gateway processes see notify() too on PostgreSQL. */

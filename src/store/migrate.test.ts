@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { openPostgres } from './postgres.ts';
 import { listMigrations, migrate } from './migrate.ts';
 import { BACKENDS, openTestDb } from '../testing/databases.ts';
+import { describePostgres } from '../testing/postgres-only.ts';
 
 describe('migrations', () => {
   for (const backend of BACKENDS) {
@@ -19,7 +20,7 @@ describe('migrations', () => {
     });
   }
 
-  if (BACKENDS.includes('postgres')) {
+  describePostgres('on a PostgreSQL server [postgres]', () => {
     it('serialise concurrent starts under the advisory lock [postgres]', async () => {
       const t = await openTestDb('postgres');
       const pools = await Promise.all([1, 2, 3, 4].map(() => openPostgres(t.url!, { poolSize: 2 })));
@@ -45,5 +46,5 @@ describe('migrations', () => {
         await t.drop();
       }
     });
-  }
+  });
 });

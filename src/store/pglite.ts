@@ -1,5 +1,35 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import v8 from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
 import type { Db, Notification, Queryable, QueryResult } from './db.ts';
+
+/**
+ * Server settings of the embedded PostgreSQL (docs/performance.md has the measurements). initdb
+ * sizes shared_buffers for a server (128 MB, which PGlite's WebAssembly memory then holds: the
+ * gateway's peak RSS was 819–950 MB under the bench); PGlite reads and writes its files through
+ * Node's fs, so the operating system's page cache keeps what falls out of a small buffer pool.
+ */
+export const PGLITE_SETTINGS = ['shared_buffers=16MB', 'wal_buffers=1MB', 'temp_buffers=2MB', 'work_mem=2MB', 'maintenance_work_mem=16MB'];
+
+/**
+ * PGlite's WebAssembly runs as V8's baseline (Liftoff) code only. By default V8 also recompiles
+ * the hot functions with its optimising compiler in background threads; for PGlite that cost
+ * 40–90 MB of resident memory that stays, and CPU while it runs, for 5–10% less CPU per insert
+ * once done (measured: 197–218 vs 213–231 µs per insert after 40,000; 229–245 vs 264–272 µs
+ * over the first 20,000, where tiering up is still under way). Set when the first PGlite opens,
+ * before its module compiles; Node allows V8 flags to change at run time.
+ */
+function baselineWasmOnly(): void {
+  v8.setFlagsFromString('--liftoff-only');
+}
+
+export interface PgliteOptions {
+  /** name=value server settings; default PGLITE_SETTINGS. */
+  settings?: readonly string[];
+}
 
 function wrap(q: Pick<PGlite, 'query' | 'exec'>): Queryable {
   return {
@@ -13,13 +43,51 @@ function wrap(q: Pick<PGlite, 'query' | 'exec'>): Queryable {
   };
 }
 
+// What the child runs: PGlite.create on an empty directory runs initdb there, then closes.
+const INIT_SCRIPT = `const [url, dir, initArgs] = JSON.parse(process.argv[1]);
+const { PGlite } = await import(url);
+const db = await PGlite.create(dir, { initDbStartParams: initArgs });
+await db.close();`;
+
+/**
+ * Creates a new data dir in a short-lived child process. PGlite's initdb runs two more PostgreSQL
+ * instances beside the one that stays (measured: 700–930 MB peak RSS for ~4 s); in the gateway's
+ * own process that peak would stay its high-water mark and much of it resident. The child writes
+ * into a sibling directory that is renamed into place, so a start cut short leaves no half-made
+ * data dir behind.
+ */
+async function initInChild(dataDir: string, settings: readonly string[]): Promise<void> {
+  const tmp = `${dataDir.replace(/\/+$/, '')}.init-${process.pid}`;
+  fs.rmSync(tmp, { recursive: true, force: true });
+  const initArgs = settings.flatMap((s) => ['-c', s]);
+  try {
+    await promisify(execFile)(process.execPath, ['--input-type=module', '-e', INIT_SCRIPT, JSON.stringify([import.meta.resolve('@electric-sql/pglite'), tmp, initArgs])], {
+      maxBuffer: 16 * 1024 * 1024,
+    });
+  } catch (err) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    const e = err as { stderr?: string; message: string };
+    throw new Error(`initialising the PGlite data dir ${dataDir} failed: ${e.stderr || e.message}`);
+  }
+  fs.mkdirSync(path.dirname(dataDir), { recursive: true });
+  fs.rmSync(dataDir, { recursive: true, force: true }); // empty: it had no PG_VERSION
+  fs.renameSync(tmp, dataDir);
+}
+
 /**
  * The embedded database. PGlite is one connection in this process: its transactions serialise,
  * which makes every row lock trivially held. LISTEN/NOTIFY is PGlite's own, so notifications sent
  * by SQL (triggers, pg_notify) arrive like they do from a PostgreSQL server.
  */
-export async function openPglite(dataDir: string | undefined): Promise<Db> {
-  const pg = await PGlite.create(dataDir);
+export async function openPglite(dataDir: string | undefined, opts: PgliteOptions = {}): Promise<Db> {
+  const settings = opts.settings ?? PGLITE_SETTINGS;
+  if (dataDir && !fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    if (fs.existsSync(dataDir) && fs.readdirSync(dataDir).length > 0) throw new Error(`${dataDir} is not empty and holds no PostgreSQL data dir (no PG_VERSION)`);
+    await initInChild(dataDir, settings);
+  }
+  baselineWasmOnly();
+  // Given at every start too: a data dir made before these settings keeps its postgresql.conf.
+  const pg = await PGlite.create(dataDir, { startParams: [...PGlite.defaultStartParams, ...settings.flatMap((s) => ['-c', s])] });
   const base = wrap(pg);
   const listeners = new Map<string, Set<Notification>>();
   let closed = false;

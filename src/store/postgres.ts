@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { ConfigError } from '../config.ts';
 import type { Db, Notification, QueryResult } from './db.ts';
 import { DatabaseUnavailableError, isUnavailable } from './db.ts';
 
@@ -9,6 +10,9 @@ pg.types.setTypeParser(20, (v) => Number(v));
 // Every parameterised statement runs as a named prepared statement, named after its text: parsed
 // and planned once per connection instead of on every call (measured: a lock-only transaction
 // 1.20 → 0.81 ms here). The gateway's statement texts are a fixed set, so the cache stays small.
+// Behind a transaction pooler (PgBouncer before 1.21) a named statement lives on one server
+// connection while the next transaction may run on another, so there every statement is unnamed:
+// parsed and planned on each call, which any pool mode passes through (docs/pgbouncer.md).
 const statementNames = new Map<string, string>();
 function statementName(sql: string, params: readonly unknown[] | undefined, given: string | undefined): string | undefined {
   if (given) return given;
@@ -21,9 +25,29 @@ function statementName(sql: string, params: readonly unknown[] | undefined, give
   return name;
 }
 
+/** `auto`: named unless `url` turns out to lead to a connection pooler rather than to PostgreSQL. */
+export type StatementMode = 'auto' | 'named' | 'unnamed';
+
 export interface PostgresOptions {
   poolSize: number;
   onError?: (err: Error) => void;
+  /**
+   * A session connection to PostgreSQL itself, for LISTEN (a transaction pooler hands each
+   * transaction whichever server connection is free, so a LISTEN made through it hears nothing).
+   * Default: `url`, which then must not be a pooler.
+   */
+  listenUrl?: string;
+  statements?: StatementMode;
+}
+
+/**
+ * True when `client` talks to a pooler rather than to a PostgreSQL backend: a backend's key data
+ * (what a cancel request names) carries its own process id; a pooler (PgBouncer, pgcat, Odyssey)
+ * hands its clients keys of its own, since their statements run on backends it picks.
+ */
+async function throughPooler(client: pg.PoolClient): Promise<boolean> {
+  const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  return rows[0]!.pid !== (client as unknown as { processID: number | null }).processID;
 }
 
 /** A pooled PostgreSQL connection, plus one dedicated client for LISTEN that reconnects by itself. */
@@ -35,6 +59,21 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     idleTimeoutMillis: 30_000,
   });
   pool.on('error', (err) => opts.onError?.(err)); // idle client lost: the pool replaces it
+  let pooler: boolean;
+  try {
+    const probe = await pool.connect();
+    try {
+      pooler = await throughPooler(probe);
+    } finally {
+      probe.release();
+    }
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw isUnavailable(err) ? new DatabaseUnavailableError(err) : err;
+  }
+  const named = opts.statements === 'named' || (opts.statements !== 'unnamed' && !pooler);
+  const nameFor = (sql: string, params: readonly unknown[] | undefined, given: string | undefined) => (named ? statementName(sql, params, given) : undefined);
+  const listenUrl = opts.listenUrl ?? url;
 
   const listeners = new Map<string, Set<Notification>>();
   let listener: pg.Client | null = null;
@@ -43,7 +82,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
 
   async function connectListener(): Promise<void> {
     if (closed || listeners.size === 0) return;
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+    const client = new pg.Client({ connectionString: listenUrl, connectionTimeoutMillis: 5_000 });
     const retry = () => {
       if (listener === client) listener = null;
       client.end().catch(() => {});
@@ -78,9 +117,10 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
 
   const db: Db = {
     kind: 'postgres',
+    pooled: pooler,
     query: <R>(sql: string, params?: readonly unknown[], name?: string) =>
       run(async () => {
-        const res = await pool.query({ text: sql, values: params as unknown[] | undefined, name: statementName(sql, params, name) });
+        const res = await pool.query({ text: sql, values: params as unknown[] | undefined, name: nameFor(sql, params, name) });
         return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 } satisfies QueryResult<R>;
       }),
     tx: (fn) =>
@@ -98,7 +138,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
           await client.query('BEGIN');
           const result = await fn({
             async query<R>(sql: string, params?: readonly unknown[], name?: string) {
-              const res = await client.query({ text: sql, values: params as unknown[] | undefined, name: statementName(sql, params, name) });
+              const res = await client.query({ text: sql, values: params as unknown[] | undefined, name: nameFor(sql, params, name) });
               return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
             },
             async exec(sql: string) {
@@ -123,6 +163,11 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       await run(() => pool.query(sql));
     },
     async listen(channel, onMessage) {
+      if (pooler && !opts.listenUrl) {
+        throw new ConfigError(
+          'DATABASE_URL leads to a connection pooler (PgBouncer?), through which LISTEN hears nothing: set KARIBCHE_DATABASE_DIRECT_URL to a session connection to PostgreSQL itself (docs/pgbouncer.md)',
+        );
+      }
       let set = listeners.get(channel);
       const isNew = !set;
       if (!set) listeners.set(channel, (set = new Set()));

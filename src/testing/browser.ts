@@ -1,6 +1,7 @@
 // Browser tests: Debian's chromium driven by playwright-core (never a downloaded browser), against
 // a test gateway listening on a free local port.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -19,10 +20,10 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function listeningGateway(backend: Backend, env: Record<string, string> = {}): Promise<{ t: TestGateway; base: string }> {
+export async function listeningGateway(backend: Backend, env: Record<string, string> = {}, opts: { background?: boolean } = {}): Promise<{ t: TestGateway; base: string }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const t = await startTestGateway(backend, { KARIBCHE_PUBLIC_URL: base, ...env });
+  const t = await startTestGateway(backend, { KARIBCHE_PUBLIC_URL: base, ...env }, opts);
   await t.app.listen({ port, host: '127.0.0.1' });
   return { t, base };
 }
@@ -37,4 +38,32 @@ export function launchBrowser(): Promise<Browser> {
 export async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+const AXE_SCRIPT = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+export interface AxeFinding {
+  width: number;
+  impact: string;
+  rule: string;
+  /** The elements, as CSS selectors. */
+  where: string;
+}
+
+/**
+ * Runs axe-core on the page at each width: its findings and how many rules passed. axe is injected
+ * as a script, so the page's context must bypass the CSP (`bypassCSP: true`), for axe's runs only.
+ */
+export async function runAxe(page: Page, widths: readonly number[]): Promise<{ findings: AxeFinding[]; passes: number }> {
+  await page.addScriptTag({ path: AXE_SCRIPT });
+  type AxeResult = { passes: unknown[]; violations: { id: string; impact: string; nodes: { target: string[] }[] }[] };
+  const findings: AxeFinding[] = [];
+  let passes = 0;
+  for (const width of widths) {
+    await page.setViewportSize({ width, height: 900 });
+    const result = await page.evaluate(() => (window as unknown as { axe: { run(): Promise<AxeResult> } }).axe.run());
+    passes += result.passes.length;
+    for (const v of result.violations) findings.push({ width, impact: v.impact, rule: v.id, where: v.nodes.map((n) => n.target.join(' ')).join(', ') });
+  }
+  return { findings, passes };
 }

@@ -22,6 +22,8 @@ export interface TestGateway {
   clock: Clock;
   testDb: TestDb;
   admin(method: InjectOptions['method'], url: string, payload?: unknown): Promise<LightMyRequestResponse>;
+  /** Stops the gateway and starts a new one on the same database, as a process restart would. */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -39,21 +41,29 @@ export async function startTestGateway(
     LOG_LEVEL: 'silent',
     ...env,
   });
+  const start = async (clock: Clock) => createGateway(config, { db: testDb.db, clock, background: opts.background ?? false, log: createLogger(config.logLevel, opts.logStream) });
   const clock = new Clock();
-  const gw = await createGateway(config, { db: testDb.db, clock, background: opts.background ?? false, log: createLogger(config.logLevel, opts.logStream) });
-  return {
+  const t: TestGateway = {
     backend,
-    gw,
-    app: gw.app,
+    gw: await start(clock),
+    get app() {
+      return this.gw.app;
+    },
     clock,
     testDb,
     admin: (method, url, payload) =>
-      gw.app.inject({ method, url, payload: payload as InjectOptions['payload'], headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
+      t.gw.app.inject({ method, url, payload: payload as InjectOptions['payload'], headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
+    async restart() {
+      await t.gw.close();
+      t.clock = new Clock();
+      t.gw = await start(t.clock);
+    },
     async close() {
-      await gw.close();
+      await t.gw.close();
       await testDb.drop();
     },
   };
+  return t;
 }
 
 /**
@@ -62,7 +72,7 @@ export async function startTestGateway(
  */
 export async function secondGateway(t: TestGateway, env: Record<string, string> = {}, opts: { background?: boolean } = {}): Promise<Gateway> {
   const config = loadConfig({ KARIBCHE_MODE: 'sandbox', KARIBCHE_DATA_DIR: t.testDb.dataDir, KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'silent', DATABASE_URL: t.testDb.url!, ...env });
-  return createGateway(config, { db: await openPostgres(t.testDb.url!, { poolSize: 5 }), clock: new Clock(), background: opts.background ?? false, log: createLogger('silent') });
+  return createGateway(config, { db: await openPostgres(t.testDb.url!, { poolSize: 4 }), clock: new Clock(), background: opts.background ?? false, log: createLogger('silent') });
 }
 
 export interface Credentials {

@@ -2,6 +2,9 @@
 // the tests that kill, restart or cut off a whole process.
 import { spawn, type ChildProcess } from 'node:child_process';
 
+/** KARIBCHE_DB_POOL of a gateway process a test starts (unless the test sets its own). */
+export const PROCESS_POOL_SIZE = 5;
+
 export interface GatewayProcess {
   child: ChildProcess;
   output(): string;
@@ -14,9 +17,14 @@ export interface GatewayProcess {
  * process's environment; resolves once it listens.
  */
 export async function startGatewayProcess(env: Record<string, string>, opts: { bundle?: string; timeoutMs?: number } = {}): Promise<GatewayProcess> {
-  const timeoutMs = opts.timeoutMs ?? 30_000;
+  // Only a hang misses it: a start through tsx on a saturated machine can take a minute.
+  const timeoutMs = opts.timeoutMs ?? 120_000;
   let out = '';
-  const child = spawn(process.execPath, opts.bundle ? [opts.bundle] : ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A small pool (plus one LISTEN connection) per process: test files share the server's connections.
+  const child = spawn(process.execPath, opts.bundle ? [opts.bundle] : ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, LOG_LEVEL: 'info', KARIBCHE_DB_POOL: String(PROCESS_POOL_SIZE), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

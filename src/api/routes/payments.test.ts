@@ -30,6 +30,7 @@ for (const backend of BACKENDS) {
         status: 'Created',
         currency: 'GEL',
         amount: 10.5,
+        confirmedAmount: 0,
         links: [
           { uri: `http://gateway.test/v1/gateway/payments/${p.payId}`, method: 'GET', rel: 'self' },
           { uri: `http://gateway.test/checkout/${p.payId}`, method: 'REDIRECT', rel: 'approval_url' },
@@ -136,7 +137,7 @@ for (const backend of BACKENDS) {
       ['bad IP', basicPayment({ userIpAddress: '1.2.3' }), 'create-payment.400.001', ['userIpAddress']],
       ['expiration 0', basicPayment({ expirationMinutes: 0 }), 'create-payment.400.001', ['expirationMinutes']],
       ['expiration 1441', basicPayment({ expirationMinutes: 1441 }), 'create-payment.400.001', ['expirationMinutes']],
-      ['unknown method', basicPayment({ methods: [6] }), 'create-payment.400.001', ['methods[0]']],
+      ['unknown method', basicPayment({ methods: [3] }), 'create-payment.400.001', ['methods[0]']],
       ['method 11', basicPayment({ methods: [11] }), 'create-payment.400.001', ['methods[0]']],
       ['duplicate method', basicPayment({ methods: [5, 5] }), 'create-payment.400.001', ['methods[1]']],
       ['installment in EUR', basicPayment({ amount: { currency: 'EUR', total: 10 }, methods: [8], installmentProducts: [{ price: 10, quantity: 1 }] }), 'create-payment.400.013', ['methods[0]']],

@@ -3,9 +3,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { createPayment, type CreatedPayment } from '../../payments/create-payment.ts';
 import { getPayment } from '../../payments/get-payment.ts';
+import { listPayments } from '../../payments/search-payments.ts';
+import { watchConformanceFetch } from '../../sandbox/conformance-store.ts';
 import { forRequest, type Services } from '../../services.ts';
 import { merchantAuth } from '../auth.ts';
 import { idempotent } from '../idempotency.ts';
+import { PaymentListQuery, PaymentListResponse } from '../schemas-list.ts';
 import { CreatePaymentBody, CreatePaymentResponse, Headers, PayIdParams, PaymentResponse, PostHeaders, errorResponses } from '../schemas.ts';
 import { createdView, paymentLinks, paymentView } from '../views.ts';
 
@@ -58,6 +61,34 @@ export function paymentRoutes(scope: FastifyInstance, s: Services, productPath: 
         response: { 200: PaymentResponse, ...errorResponses },
       },
     },
-    async (request) => paymentView(await getPayment(forRequest(s, request), request.merchant.clientId, request.params.payId), links(request.params.payId)),
+    async (request) => {
+      const { clientId } = request.merchant;
+      const { payId } = request.params;
+      // The sandbox's callback conformance run watches for the merchant's fetches.
+      const details = await watchConformanceFetch(s, clientId, payId, () => getPayment(forRequest(s, request), clientId, payId));
+      return paymentView(details, links(payId));
+    },
+  );
+
+  app.get(
+    '/payments',
+    {
+      onRequest: authenticate,
+      config: { operation: 'list-payments' },
+      schema: {
+        hide,
+        summary: 'Search payments (Karibche extension)',
+        description:
+          'Newest first. Filters combine with AND; amounts are decimal like everywhere else; `from` inclusive, `to` exclusive. Pass `nextCursor` back as `cursor` for the next page; null when there is none.',
+        tags: ['Payments'],
+        headers: Headers,
+        querystring: PaymentListQuery,
+        response: { 200: PaymentListResponse, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const page = await listPayments(forRequest(s, request), request.merchant.clientId, request.query);
+      return { items: page.items.map((p) => paymentView(p, links(p.payId))), nextCursor: page.nextCursor };
+    },
   );
 }

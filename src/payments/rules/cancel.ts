@@ -8,12 +8,19 @@ import { formatMinor } from '../money.ts';
 import type { PaymentRow } from '../row.ts';
 import { STATUS } from '../state-machine.ts';
 import { amount as amountRule } from './fields.ts';
+import type { OperationWindow } from './window.ts';
 
 /** A cancel request after its values are checked: null means omitted. */
 export interface CancelRequest {
   amount: number | null;
   splitIban: string | null;
   splitAmount: number | null;
+  /**
+   * Which cancel the caller means, when it says (the dashboard's Refund and Void buttons): a form
+   * shown for a paid payment must not void it, nor one shown for a pre-authorisation refund it, if
+   * the status changed in between. The API's cancel leaves it out: the status decides.
+   */
+  expect?: 'refund' | 'void';
 }
 
 export interface EarlierOperation {
@@ -71,23 +78,20 @@ export function returnable(p: PaymentRow): { total: number; split: number; merch
 }
 
 /** Checks a cancel against the rules; returns what to do, or throws why not. */
-export function planCancel(p: PaymentRow, req: CancelRequest, earlier: EarlierOperation[], today: string, transactionDay: string): CancelPlan {
-  if (p.status !== STATUS.succeeded && p.status !== STATUS.partialReturned && p.status !== STATUS.waitingConfirm) {
-    throw gatewayError(ERRORS.notCancellable, { detail: `A ${p.status} payment cannot be cancelled: only Succeeded, PartialReturned or WaitingConfirm ones can` });
-  }
+export function planCancel(p: PaymentRow, req: CancelRequest, window: OperationWindow): CancelPlan {
+  const isVoid = p.status === STATUS.waitingConfirm;
+  // The operation the caller means (the status decides when it does not say), in its window.
+  const blocked = window[req.expect ?? (isVoid ? 'void' : 'refund')];
+  if (blocked) throw gatewayError(blocked.def, { detail: blocked.detail });
   const left = returnable(p);
   if (left.total <= 0) reject(ERRORS.amountNotRefundable, 'amount', 'cannot be returned: nothing is left to return');
   const amount = req.amount ?? left.total;
   if (amount <= 0 || amount > left.total) reject(ERRORS.amountNotRefundable, 'amount', `must be greater than 0 and at most the refundable ${money(left.total)}`);
 
-  const isVoid = p.status === STATUS.waitingConfirm;
   if (isVoid && amount !== left.total) {
     throw gatewayError(ERRORS.preAuthPartialCancel, {
       detail: 'A pre-authorised payment can only be cancelled in full; to return part of it, complete it with the smaller amount and the rest is released',
     });
-  }
-  if (!isVoid && today === transactionDay && earlier.some((o) => o.kind === 'refund' && o.status !== 'refused' && o.business_day === today)) {
-    throw gatewayError(ERRORS.sameDayCancel, { detail: 'A payment can be cancelled only once on the day of the transaction; apply to the bank for the rest, or refund on a later day' });
   }
 
   let splitAmount: number | null = null;
@@ -108,11 +112,8 @@ export function planCancel(p: PaymentRow, req: CancelRequest, earlier: EarlierOp
 }
 
 /** Checks a completion (SPEC 8); throws why not. */
-export function checkCompletion(p: PaymentRow, amount: number, now: Date): void {
-  if (p.status !== STATUS.waitingConfirm) {
-    throw gatewayError(ERRORS.notCancellable, { detail: `Only a WaitingConfirm payment can be completed; this one is ${p.status}` });
-  }
-  if (p.pre_auth_expires_at && now.getTime() >= p.pre_auth_expires_at.getTime()) throw gatewayError(ERRORS.blockExpired, { detail: 'The pre-authorisation block has expired' });
+export function checkCompletion(p: PaymentRow, amount: number, window: OperationWindow): void {
+  if (window.complete) throw gatewayError(window.complete.def, { detail: window.complete.detail });
   if (amount <= 0 || amount > p.amount) reject(ERRORS.amountNotRefundable, 'amount', `must be greater than 0 and at most the authorised ${money(p.amount)}`);
   if (p.split_amount !== null && amount < p.split_amount) reject(ERRORS.amountNotRefundable, 'amount', `must be at least the split amount ${money(p.split_amount)}`);
 }

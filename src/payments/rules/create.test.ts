@@ -21,12 +21,13 @@ const merchant = {
   logoUrl: null,
 } as unknown as Merchant;
 
-const ctx = (over: Partial<Merchant> = {}): RuleContext => ({
+const ctx = (over: Partial<Merchant> = {}, production = false): RuleContext => ({
   merchant: { ...merchant, ...over },
   maxAmountMinor: 100_000_000,
   bankCode: 'KB',
   now: new Date('2026-11-22T10:00:00Z'),
   timeZone: 'Asia/Tbilisi',
+  production,
 });
 const body = (over: Partial<CreatePaymentInput> = {}): CreatePaymentInput => ({
   amount: { currency: 'GEL', total: 10 },
@@ -141,6 +142,12 @@ describe('checkCreatePayment', () => {
     assert.deepEqual(errorsOf(body({ extra: 'ქართ' }), c), ['extra:001']);
   });
 
+  it('refuses a card number in free text (card numbers are never stored), and keeps other digits', () => {
+    assert.deepEqual(errorsOf(body({ description: 'card 4111 1111 1111 1111' })), ['description:001']);
+    assert.deepEqual(errorsOf(body({ merchantPaymentId: '5555555555554444' })), ['merchantPaymentId:001']);
+    assert.ok(validateCreatePayment(body({ merchantPaymentId: '4111111111111112', description: 'order 1732345678901' }), ctx()).ok);
+  });
+
   it('reports every invalid field at once', () => {
     const errs = errorsOf(
       body({
@@ -189,6 +196,20 @@ describe('checkCreatePayment', () => {
     const dflt = validateCreatePayment(body({ saveCard: true }), ctx());
     assert.ok(dflt.ok);
     assert.deepEqual(dflt.payment.methods, [5, 14]);
+  });
+
+  it('offers in production only methods with a real acquirer path: the simulated flows are refused when asked for and left out by default', () => {
+    const prod = ctx({ methods: [4, 5, 6, 7, 8, 9, 14] }, true);
+    for (const m of [4, 6, 7, 8, 9, 14]) {
+      assert.deepEqual(errorsOf(body({ methods: [m], installmentProducts: [{ price: 10, quantity: 1 }] }), prod), ['methods[0]:013'], `method ${m}`);
+    }
+    const dflt = validateCreatePayment(body(), prod);
+    assert.ok(dflt.ok);
+    assert.deepEqual(dflt.payment.methods, [5]);
+    assert.ok(validateCreatePayment(body({ methods: [5] }), prod).ok);
+    // The sandbox offers every method the merchant enabled.
+    const sandbox = validateCreatePayment(body(), ctx());
+    assert.ok(sandbox.ok && sandbox.payment.methods.length > 1);
   });
 
   it('matches callbackUrl against the registered addresses as parsed URLs, not string prefixes', () => {

@@ -2,7 +2,7 @@
 // schema has already checked the shapes (types); this checks the values against the policy, the
 // merchant's settings and the clock, and reports every violation at once.
 import { isIP } from 'node:net';
-import { callbackUrlProblem, isRegisteredCallbackUrl } from '../../callbacks/addresses.ts';
+import { resolveCallbackUrl } from '../../callbacks/addresses.ts';
 import { ERRORS } from '../../errors/catalogue.ts';
 import { Violations } from '../../errors/gateway-error.ts';
 import { CURRENCIES, METHOD, defaultMethods, isCheckoutMethod, methodRefusal, type RequestShape } from '../methods.ts';
@@ -96,16 +96,15 @@ export function checkCreatePayment(input: CreatePaymentInput, ctx: RuleContext):
   } else if (!v.has('amount.subtotal') && !v.has('amount.tax') && !v.has('amount.shipping')) {
     v.add('amount.total', 'is required (or give subtotal, tax and shipping to add up)');
   }
-  if (total !== null && !chargeLimit(v, 'amount.total', total, merchant)) total = null;
+  if (total !== null && !chargeLimit(v, 'amount.total', total, knownCurrency, merchant)) total = null;
 
   // URLs: where the customer returns, and where callbacks go (a registered address).
   const returnUrl = httpUrl(v, 'returnurl', input.returnurl);
   let callbackUrl: string | null = null;
   if (input.callbackUrl !== undefined) {
-    const problem = input.callbackUrl.length > POLICY.urlMaxLength ? 'is too long' : callbackUrlProblem(input.callbackUrl);
-    if (problem) v.add('callbackUrl', problem);
-    else if (isRegisteredCallbackUrl(input.callbackUrl, merchant.callbackUrlPrefixes)) callbackUrl = input.callbackUrl;
-    else v.add('callbackUrl', 'must be under one of the callback addresses registered for this merchant (same scheme, host and port, path below)', ERRORS.callbackUrlNotRegistered);
+    const verdict = resolveCallbackUrl(input.callbackUrl, merchant.callbackUrlPrefixes);
+    if (verdict.ok) callbackUrl = verdict.url;
+    else v.add('callbackUrl', verdict.reason, verdict.unregistered ? ERRORS.callbackUrlNotRegistered : undefined);
   }
 
   // Split (an enrolled merchant's IBAN-shaped extra) or standard statement texts.
@@ -129,7 +128,7 @@ export function checkCreatePayment(input: CreatePaymentInput, ctx: RuleContext):
   const saveCardToDate = input.saveCardToDate === undefined ? null : futureMonth(v, 'saveCardToDate', input.saveCardToDate, ctx.now, ctx.timeZone, ERRORS.saveCardDateInPast);
 
   // Methods: explicit ones must each be known, enabled and allowed; omitted means the default set.
-  const shape: RequestShape = { currency: code, preAuth, saveCard, split: isSplit };
+  const shape: RequestShape = { currency: code, preAuth, saveCard, split: isSplit, production: ctx.production };
   const explicit = input.methods !== undefined && input.methods.length > 0;
   let methods: number[] = [];
   if (explicit) {

@@ -7,7 +7,7 @@ import { isMonthInPast, parseMmYy } from '../text.ts';
 import type { SavedCardRow } from '../saved-cards.ts';
 import { amount, ansiText, chargeLimit, currency, oneOf, plainText } from './fields.ts';
 import { POLICY, type RuleContext } from './policy.ts';
-import { splitShare, type SplitShare } from './split.ts';
+import { splitTerms, type SplitShare } from './split.ts';
 
 export interface ExecutionInput {
   recId: string;
@@ -34,7 +34,7 @@ export function checkExecution(input: ExecutionInput, ctx: RuleContext): Checked
   const v = new Violations();
   const code = currency(v, 'money.currency', input.money.currency, ctx.merchant);
   let minor = amount(v, 'money.amount', input.money.amount, { min: 1, max: ctx.maxAmountMinor });
-  if (minor !== null && !chargeLimit(v, 'money.amount', minor, ctx.merchant)) minor = null;
+  if (minor !== null && !chargeLimit(v, 'money.amount', minor, code, ctx.merchant)) minor = null;
   const initiator = input.initiator === undefined ? 'client' : oneOf(v, 'initiator', input.initiator, ['client', 'merchant'] as const);
   const merchantPaymentId = input.merchantPaymentId === undefined ? null : plainText(v, 'merchantPaymentId', input.merchantPaymentId, POLICY.merchantPaymentIdMaxLength);
   const extra = input.extra === undefined || input.extra === '' ? null : ansiText(v, 'extra', input.extra, POLICY.extraMaxLength);
@@ -55,17 +55,20 @@ export function checkCardUsable(card: SavedCardRow | null, ctx: RuleContext): Sa
 
 /**
  * A split card charges with the IBAN and share stored when it was saved (they replace the
- * request's extra and extra2); the share must still fit the new amount.
+ * request's extra and extra2). The charge is a split payment like any other: the same terms as a
+ * split create (splitTerms: the share fits the new amount, the currency is GEL).
  */
-export function executionSplit(card: SavedCardRow, amountMinor: number): { split: SplitShare; extra: string; extra2: string } | null {
+export function executionSplit(card: SavedCardRow, checked: Pick<CheckedExecution, 'amount' | 'currency'>): { split: SplitShare; extra: string; extra2: string } | null {
   if (!card.split_iban || card.split_amount === null) return null;
   const v = new Violations();
-  splitShare(v, 'money.amount', card.split_amount, amountMinor);
-  if (v.has()) {
+  splitTerms(v, { field: 'money.amount', minor: card.split_amount }, checked.amount, { field: 'money.currency', code: checked.currency });
+  if (v.has('money.amount')) {
+    // Reworded for this request: the share is the card's, the amount is what the merchant sends.
     throw gatewayError(ERRORS.splitAmountInvalid, {
       detail: `money.amount must be such that the card's split amount is at most ${POLICY.splitMaxPercent}% of it`,
       fields: [{ field: 'money.amount', reason: `must be such that the card's split amount ${formatMinor(card.split_amount)} is at most ${POLICY.splitMaxPercent}% of it`, rule: ERRORS.splitAmountInvalid }],
     });
   }
+  v.throwIfAny();
   return { split: { iban: card.split_iban, amount: card.split_amount }, extra: card.split_iban, extra2: formatMinor(card.split_amount) };
 }

@@ -5,8 +5,9 @@ import { ERRORS } from '../../errors/catalogue.ts';
 import type { Violations } from '../../errors/gateway-error.ts';
 import type { Merchant } from '../../merchants/merchant.ts';
 import { CURRENCIES } from '../methods.ts';
-import { parseAmount } from '../money.ts';
+import { formatMinor, parseAmount } from '../money.ts';
 import { charLength, hasControlCharacter, isAnsiPrintable, isHttpUrl, isMonthInPast, isWellFormedText, parseMmYy } from '../text.ts';
+import { cardNumbersIn } from '../card.ts';
 import { POLICY } from './policy.ts';
 
 /** A currency code (any case) the merchant has enabled; the upper-case code, or null. */
@@ -28,10 +29,20 @@ export function amount(v: Violations, field: string, raw: unknown, opts: { min: 
   return null;
 }
 
-/** What a merchant may charge in one payment: the test-mode limit while in test mode. */
-export function chargeLimit(v: Violations, field: string, minor: number, merchant: Merchant): boolean {
+/** The currency the bank's limits are stated in; the gateway has no exchange rates to apply them to others. */
+export const BANK_LIMIT_CURRENCY = 'GEL';
+
+/**
+ * What a merchant may charge in one payment: the test-mode limit while in test mode, and in the
+ * bank profile the bank's per-transaction limit (GEL).
+ */
+export function chargeLimit(v: Violations, field: string, minor: number, currency: string | null, merchant: Merchant): boolean {
   if (merchant.testMode && minor > merchant.testAmountLimit) {
     v.add(field, 'is above the test-mode limit of this merchant', ERRORS.testModeLimit);
+    return false;
+  }
+  if (merchant.profile === 'bank' && currency === BANK_LIMIT_CURRENCY && minor > merchant.transactionLimit) {
+    v.add(field, `is above the merchant's limit of ${formatMinor(merchant.transactionLimit)} ${BANK_LIMIT_CURRENCY} per transaction`, ERRORS.transactionLimit);
     return false;
   }
   return true;
@@ -51,6 +62,7 @@ export function plainText(v: Violations, field: string, value: string, max: numb
   if (!isWellFormedText(value)) v.add(field, 'must be valid Unicode text (no lone surrogates)');
   else if (hasControlCharacter(value)) v.add(field, 'must not contain control characters');
   else if (charLength(value) > max) v.add(field, `must be at most ${max} characters`);
+  else if (cardNumbersIn(value).length) v.add(field, 'must not contain a card number (card numbers are never stored)');
   else return value;
   return null;
 }

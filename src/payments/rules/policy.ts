@@ -17,6 +17,15 @@ export const POLICY = {
   installmentProductsMax: 100,
   installmentNameMaxLength: 200,
   installmentQuantityMax: 1_000_000,
+  // What a customer types (checkout forms, sandbox simulate): rules/customer.ts.
+  cardHolderMinLength: 2,
+  cardHolderMaxLength: 100,
+  /** An expiry further ahead than this many years is a typing mistake. */
+  cardExpiryYearsAhead: 25,
+  securityCodeDigits: { min: 3, max: 4 },
+  bankLoginMaxLength: 100,
+  /** A 3-D Secure code longer than this (or with control characters) is no code: authentication fails. */
+  challengeCodeMaxLength: 16,
 } as const;
 
 /** What the rules of one request are checked against. */
@@ -29,4 +38,6 @@ export interface RuleContext {
   /** Business time now, and the time zone of the business day and card months. */
   now: Date;
   timeZone: string;
+  /** Production mode: the sandbox's simulated flows are never offered (methods.ts `simulated`). */
+  production: boolean;
 }

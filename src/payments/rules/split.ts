@@ -33,6 +33,22 @@ export function splitShare(v: Violations, field: string, share: number, total: n
   return false;
 }
 
+/** A split payment's currency: GEL only (SPEC 4), for create and for every saved-card charge. */
+export function splitCurrency(v: Violations, field: string, currency: string | null): boolean {
+  if (currency === null || currency === POLICY.splitCurrency) return true;
+  v.add(field, `split payments are ${POLICY.splitCurrency} only`, ERRORS.splitCurrency);
+  return false;
+}
+
+/**
+ * The terms every split payment meets, whichever way it is made (create, saved-card execution):
+ * the share fits the total (> 0, ≤ total, ≤ 99%) and the currency is the split currency.
+ */
+export function splitTerms(v: Violations, share: { field: string; minor: number }, total: number | null, currency: { field: string; code: string | null }): boolean {
+  const fits = splitShare(v, share.field, share.minor, total);
+  return splitCurrency(v, currency.field, currency.code) && fits;
+}
+
 /** `extra` (the IBAN) and `extra2` (the amount) of a split create request. */
 export function splitRequest(v: Violations, extra: string, extra2: string | undefined, total: number | null, currency: string | null, bankCode: string): SplitShare | null {
   let iban: string | null = null;
@@ -40,12 +56,15 @@ export function splitRequest(v: Violations, extra: string, extra2: string | unde
   if (check.ok) iban = check.iban;
   else v.add('extra', check.reason, check.kind === 'format' ? ERRORS.splitInvalidIban : ERRORS.splitForeignIban);
   let share: number | null = null;
-  if (extra2 === undefined) v.add('extra2', 'is required for a split payment (the amount for the IBAN)', ERRORS.splitIncomplete);
-  else {
+  if (extra2 === undefined) {
+    v.add('extra2', 'is required for a split payment (the amount for the IBAN)', ERRORS.splitIncomplete);
+    splitCurrency(v, 'amount.currency', currency);
+  } else {
     const p = parseAmount(extra2);
-    if (!p.ok) v.add('extra2', p.reason, ERRORS.splitAmountInvalid);
-    else if (splitShare(v, 'extra2', p.minor, total)) share = p.minor;
+    if (!p.ok) {
+      v.add('extra2', p.reason, ERRORS.splitAmountInvalid);
+      splitCurrency(v, 'amount.currency', currency);
+    } else if (splitTerms(v, { field: 'extra2', minor: p.minor }, total, { field: 'amount.currency', code: currency })) share = p.minor;
   }
-  if (currency !== null && currency !== POLICY.splitCurrency) v.add('amount.currency', `split payments are ${POLICY.splitCurrency} only`, ERRORS.splitCurrency);
   return iban !== null && share !== null ? { iban, amount: share } : null;
 }

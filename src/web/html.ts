@@ -1,5 +1,5 @@
 // A tagged template that escapes every interpolated value unless it is already markup, so a
-// merchant's name or description can never inject HTML into the checkout page.
+// merchant's name or description can never inject HTML into the checkout or dashboard pages.
 
 export class Html {
   constructor(readonly value: string) {}
@@ -36,3 +36,6 @@ export function fillHtml(text: string, values: Record<string, Value>): Html {
   const parts = text.split(/\{(\w+)\}/); // odd indexes are placeholder names
   return new Html(parts.map((p, i) => (i % 2 ? (p in values ? render(values[p]!) : escape(`{${p}}`)) : escape(p))).join(''));
 }
+
+/** A plain text with its {name} placeholders filled (unknown ones are left as they are). */
+export const fill = (text: string, values: Record<string, string | number>) => text.replace(/\{(\w+)\}/g, (m, k: string) => (k in values ? String(values[k]) : m));

@@ -1,0 +1,127 @@
+// `node --import tsx bench/ab.ts VARIANT...`: gateway variants side by side under the bench's
+// create-payment load, in alternating rounds, so that every variant sees the same minutes of a
+// shared machine. A VARIANT is JSON: {"name": "sb16", "env": {...}, "flags": "--max-old-space-size=160",
+// "bundle": ".tmp/main-dist/main.mjs", "floor": true}; env DATABASE_URL "" runs it on PGlite,
+// "pg" on a throwaway PostgreSQL database of its own, "pgbouncer" on one reached through Debian's
+// PgBouncer in transaction mode (started here); "floor": true is the bare floor server.
+// AB_ROUNDS (3), AB_DURATION (10 s), BENCH_CONNECTIONS (64). Prints each round, the median, the
+// ratio of each variant to the first, and each variant's peak RSS (VmHWM, every process).
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { SERVER_URL } from '../src/testing/databases.ts';
+import { startPgbouncer, type Pgbouncer } from '../src/testing/pgbouncer.ts';
+import pg from 'pg';
+import { CONNECTIONS, PAYMENT, createDatabase, freePort, load, peakRssTree, startGateway, startProcess, warm, type Load, type Proc } from './run.ts';
+
+interface Variant {
+  name: string;
+  env?: Record<string, string>;
+  flags?: string;
+  bundle?: string;
+  floor?: boolean;
+}
+
+const variants = process.argv.slice(2).map((a) => JSON.parse(a) as Variant);
+const ROUNDS = Number(process.env.AB_ROUNDS ?? 3);
+const DURATION = Number(process.env.AB_DURATION ?? 10);
+/** Resident MB of a process by kind of mapping (/proc/PID/smaps): where its memory is. */
+function residentByKind(pid: number): string {
+  const sums = new Map<string, number>();
+  let kind = '';
+  for (const line of fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const m = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (m) {
+      const mb = (parseInt(m[2]!, 16) - parseInt(m[1]!, 16)) / 2 ** 20;
+      const file = m[4]!;
+      kind = file.endsWith('/node') ? 'node binary' : file.startsWith('[') ? file : file ? 'other files' : mb >= 128 ? 'wasm memory' : m[3]!.includes('x') ? 'anon code' : 'anon';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) sums.set(kind, (sums.get(kind) ?? 0) + Number(rss[1]) / 1024);
+  }
+  return [...sums].filter(([, mb]) => mb >= 1).map(([k, mb]) => `${k} ${Math.round(mb)}`).join(', ');
+}
+/** CPU seconds used so far by these processes (/proc/PID/stat: user + system). */
+function cpuSeconds(pids: number[]): number {
+  let sum = 0;
+  for (const pid of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      sum += (Number(f[11]) + Number(f[12])) / 100;
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return sum;
+}
+
+/** The PostgreSQL backends serving a database (its pool's connections are long-lived). */
+async function backendPids(dbName: string): Promise<number[]> {
+  const c = new pg.Client({ connectionString: SERVER_URL });
+  await c.connect();
+  try {
+    return (await c.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [dbName])).rows.map((r) => r.pid);
+  } finally {
+    await c.end();
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+if (!variants.some((v) => v.bundle)) execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+interface Round extends Load {
+  /** CPU milliseconds per answered request: the server's processes, and the PostgreSQL backends (plus PgBouncer) serving it. */
+  serverCpuMs: number;
+  dbCpuMs: number;
+}
+const targets: { v: Variant; proc: Proc; url: string; headers: Record<string, string>; runs: Round[]; dbName?: string; drop?: () => Promise<void> }[] = [];
+let bouncer: Pgbouncer | null = null;
+try {
+  for (const v of variants) {
+    const viaBouncer = v.env?.DATABASE_URL === 'pgbouncer';
+    const db = v.floor || v.env?.DATABASE_URL === 'pg' || viaBouncer ? await createDatabase() : null;
+    if (viaBouncer) bouncer ??= await startPgbouncer(SERVER_URL, 20);
+    if (v.floor) {
+      const port = await freePort();
+      const proc = await startProcess(['--import', 'tsx', 'bench/floor-server.ts'], { DATABASE_URL: db!.url, PORT: String(port) });
+      targets.push({ v, proc, url: `http://127.0.0.1:${port}/floor`, headers: {}, runs: [], dbName: new URL(db!.url).pathname.slice(1), drop: db!.drop });
+      continue;
+    }
+    const env = { ...v.env, ...(db ? { DATABASE_URL: viaBouncer ? bouncer!.urlFor(db.url) : db.url } : {}), ...(viaBouncer ? { KARIBCHE_DATABASE_DIRECT_URL: db!.url } : {}) };
+    const gw = await startGateway(env, 0, { flags: v.flags?.split(' ').filter(Boolean), bundle: v.bundle });
+    targets.push({ v, proc: gw.proc, url: gw.url, headers: gw.headers, runs: [], dbName: db ? new URL(db.url).pathname.slice(1) : undefined, drop: db?.drop });
+  }
+  for (const t of targets) await warm(t.url, t.headers, PAYMENT);
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const t of targets) {
+      const server = peakRssTree(t.proc.child.pid!).map((p) => p.pid);
+      const dbPids = async () => [...(t.dbName ? await backendPids(t.dbName) : []), ...(t.v.env?.DATABASE_URL === 'pgbouncer' && bouncer ? [bouncer.pid] : [])];
+      const db = await dbPids();
+      const before = [cpuSeconds(server), cpuSeconds(db)];
+      const l = await load(t.url, t.headers, PAYMENT, DURATION);
+      // Backends a pool opened during the round count whole (an idle pool closes its connections).
+      const dbAfter = cpuSeconds(db) + cpuSeconds((await dbPids()).filter((p) => !db.includes(p)));
+      const perRequest = (a: number, b: number) => Number(((1000 * (b - a)) / Math.max(1, l.requests)).toFixed(3));
+      const r = { ...l, serverCpuMs: perRequest(before[0]!, cpuSeconds(server)), dbCpuMs: perRequest(before[1]!, dbAfter) };
+      t.runs.push(r);
+      console.log(`round ${i + 1} ${t.v.name.padEnd(16)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  errors ${r.non2xx + r.errors}  CPU ms/request: server ${r.serverCpuMs}, database ${r.dbCpuMs}`);
+    }
+  }
+  const first = median(targets[0]!.runs.map((r) => r.rps));
+  console.log(`\n${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION} s, median:`);
+  for (const t of targets) {
+    const rps = median(t.runs.map((r) => r.rps));
+    const rss = peakRssTree(t.proc.child.pid!).map((p) => p.peakRssMb);
+    console.log(
+      `${t.v.name.padEnd(16)} ${String(rps).padStart(6)} req/s (×${(rps / first).toFixed(2)} of ${targets[0]!.v.name})  p99 ${median(t.runs.map((r) => r.p99))} ms  rounds ${t.runs.map((r) => r.rps).join('/')}  CPU ms/request server ${median(t.runs.map((r) => r.serverCpuMs))} + database ${median(t.runs.map((r) => r.dbCpuMs))}  peak RSS ${rss.join('+')} MB`,
+    );
+    if (process.env.AB_SMAPS) for (const p of peakRssTree(t.proc.child.pid!)) console.log(`  ${p.pid} resident now: ${residentByKind(p.pid)}`);
+  }
+} finally {
+  for (const t of targets) {
+    await t.proc.stop();
+    await t.drop?.();
+  }
+  await bouncer?.stop();
+}

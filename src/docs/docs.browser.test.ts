@@ -1,0 +1,120 @@
+// The docs site in Chromium: the home, a guide with the state diagram, a Georgian guide and the API
+// reference at 1280 and 390 px — no Content-Security-Policy complaint, no serious axe-core
+// finding, a skip link that works from the keyboard, nothing wider than the screen on a phone —
+// with screenshots in test-artifacts/screenshots/docs-*.png. The pages do not depend on the
+// database, so this runs on the first backend only.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { BACKENDS } from '../testing/databases.ts';
+import { launchBrowser, listeningGateway, screenshot } from '../testing/browser.ts';
+import type { TestGateway } from '../testing/harness.ts';
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+const PAGES = [
+  ['home', '/docs'],
+  ['lifecycle', '/docs/guides/lifecycle'],
+  ['callbacks-ka', '/docs/guides/callbacks.ka'],
+  ['api', '/docs/api'],
+] as const;
+const WIDTHS = [1280, 390] as const;
+
+interface AxeResult {
+  violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[];
+}
+
+describe(`docs site in Chromium [${BACKENDS[0]}]`, { timeout: 300_000 }, () => {
+  let t: TestGateway;
+  let base: string;
+  let browser: Browser;
+  const csp: string[] = [];
+  before(async () => {
+    ({ t, base } = await listeningGateway(BACKENDS[0]!));
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  const watch = (page: Page) =>
+    page.on('console', (msg) => {
+      if (/Content Security Policy|Refused to/i.test(msg.text())) csp.push(`${page.url()}: ${msg.text()}`);
+    });
+
+  for (const width of WIDTHS) {
+    it(`shows the pages at ${width} px without CSP complaints and without sideways scrolling; screenshots`, async () => {
+      const context = await browser.newContext({ viewport: { width, height: 900 } });
+      try {
+        for (const [name, url] of PAGES) {
+          const page = await context.newPage();
+          watch(page);
+          const res = await page.goto(base + url);
+          assert.equal(res?.status(), 200, url);
+          // The stylesheet applied (the navigation is a grid column on a desktop, below the page on a phone).
+          const navBelow = await page.evaluate(() => {
+            const nav = document.getElementById('nav')!.getBoundingClientRect();
+            const main = document.getElementById('main')!.getBoundingClientRect();
+            return nav.top >= main.bottom - 1;
+          });
+          assert.equal(navBelow, width < 800, `${url}: navigation placement at ${width}`);
+          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+          assert.ok(overflow <= 0, `${url} scrolls sideways by ${overflow}px at ${width}`);
+          if (name === 'lifecycle') {
+            const box = await page.locator('figure.diagram svg').boundingBox();
+            assert.ok(box && box.width > 300, 'the state diagram is drawn');
+            assert.equal(await page.locator('figure.diagram svg[role="img"][aria-label]').count(), 1);
+          }
+          await screenshot(page, `docs-${name}-${width}`);
+          await page.close();
+        }
+      } finally {
+        await context.close();
+      }
+      assert.deepEqual(csp, []);
+    });
+  }
+
+  it('has no serious or critical axe-core finding on any of the pages, at either width', async () => {
+    const findings: string[] = [];
+    for (const width of WIDTHS) {
+      // axe is injected as a script, which the pages' policy forbids: for its run only.
+      const context = await browser.newContext({ bypassCSP: true, viewport: { width, height: 900 } });
+      try {
+        for (const [, url] of PAGES) {
+          const page = await context.newPage();
+          await page.goto(base + url);
+          await page.addScriptTag({ content: fs.readFileSync(AXE, 'utf8') });
+          const result = await page.evaluate(() => (window as unknown as { axe: { run(): Promise<AxeResult> } }).axe.run());
+          for (const v of result.violations) {
+            if (v.impact === 'serious' || v.impact === 'critical') findings.push(`${url} at ${width}: ${v.id} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+          }
+          await page.close();
+        }
+      } finally {
+        await context.close();
+      }
+    }
+    assert.deepEqual(findings, []);
+  });
+
+  it('lets a keyboard user skip to the content and reach the navigation', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 900 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${base}/docs/guides/quickstart`);
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to the content');
+      await page.keyboard.press('Enter');
+      assert.match(page.url(), /#main$/);
+      // On a phone the menu link jumps to the navigation below the page.
+      await page.click('a.menu');
+      assert.match(page.url(), /#nav$/);
+      assert.ok(await page.locator('#nav a[aria-current="page"]').isVisible());
+    } finally {
+      await context.close();
+    }
+  });
+});

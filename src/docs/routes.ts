@@ -1,0 +1,109 @@
+// The documentation site the gateway serves:
+//   /docs                      the home: every guide, the reference, every other document
+//   /docs/<page>               a Markdown file under docs/ as a page (docs/guides/x.md → /docs/guides/x)
+//   /docs/<page>.md            the same file as it is (the plain twin; llms.txt links these)
+//   /docs/api, /docs/api.md    the API reference built from /openapi.json
+//   /docs/errors               the error catalogue (problem `type` URLs point here)
+//   /docs/postman.json         a Postman collection (v2.1) built from the same reference
+//   /openapi.json, /llms.txt
+// Pages are rendered once, when first asked for (the reference needs the finished route table),
+// under their own Content-Security-Policy: our stylesheet and images, no script, nothing external.
+import fs from 'node:fs';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { escape } from '../web/html.ts';
+import { errorsBody } from './errors-page.ts';
+import { docsDirectory, loadPages, loadStaticFiles, type DocPage } from './files.ts';
+import { DOCS_CSP, DOCS_CSS_PATH, REFERENCE_LINKS, page } from './layout.ts';
+import { llmsTxt } from './llms.ts';
+import { renderMarkdown } from './markdown.ts';
+import { postmanCollection } from './postman.ts';
+import { buildReference, type OpenApiDocument } from './reference.ts';
+import { referenceHtml, referenceMarkdown } from './reference-render.ts';
+
+const css = fs.readFileSync(new URL('./assets/docs.css', import.meta.url), 'utf8');
+
+function home(pages: DocPage[]): string {
+  const item = (p: DocPage) =>
+    `<li><a href="/docs/${escape(p.slug)}"${p.lang === 'ka' ? ' lang="ka"' : ''}>${escape(p.title)}</a>${p.translation && p.lang === 'en' ? ` · <a href="/docs/${escape(p.translation)}" lang="ka" hreflang="ka">ქართულად</a>` : ''}${p.summary ? `<br><span class="summary">${escape(p.summary)}</span>` : ''}</li>`;
+  const guides = pages.filter((p) => p.guide && (p.lang === 'en' || !p.translation));
+  return `<h1>Karibche documentation</h1>
+<p>Karibche is a self-hostable e-commerce payment gateway: a merchant creates a payment server to server, the customer pays on the hosted checkout page, the gateway signs a callback to the merchant, and the merchant refunds, completes or charges a saved card later. It runs as a stateful sandbox (nothing to install) and as a multi-process service on PostgreSQL.</p>
+<p class="start"><a href="/docs/guides/quickstart">Start with the quick start</a> — your first payment in five minutes · <a href="/docs/guides/quickstart.ka" lang="ka" hreflang="ka">სწრაფი დაწყება ქართულად</a></p>
+<h2>Guides</h2><ul class="cards">${guides.map(item).join('')}</ul>
+<h2>Reference</h2><ul>${REFERENCE_LINKS.map((r) => `<li><a href="${r.href}">${escape(r.title)}</a></li>`).join('')}</ul>
+<h2>More documentation</h2><ul class="cards">${pages.filter((p) => !p.guide).map(item).join('')}</ul>`;
+}
+
+export function docsRoutes(app: FastifyInstance, publicUrl: string): void {
+  const dir = docsDirectory();
+  const pages = loadPages(dir);
+  const bySlug = new Map(pages.map((p) => [p.slug, p]));
+  const statics = loadStaticFiles(dir);
+  const cache = new Map<string, string>();
+  const once = (key: string, make: () => string) => cache.get(key) ?? (cache.set(key, make()), cache.get(key)!);
+
+  const spec = () => app.swagger() as unknown as OpenApiDocument;
+  const reference = () => buildReference(spec());
+  const html = (reply: FastifyReply, body: string, status = 200) =>
+    reply.code(status).type('text/html; charset=utf-8').header('Content-Security-Policy', DOCS_CSP).header('Cache-Control', 'no-cache').send(body);
+  const text = (reply: FastifyReply, type: string, body: string | Buffer) => reply.type(type).header('Cache-Control', 'no-cache').send(body);
+
+  const docPage = (p: DocPage) =>
+    once(`page:${p.slug}`, () => {
+      const r = renderMarkdown(dir, `${p.slug}.md`, p.markdown);
+      return page(pages, {
+        title: p.title,
+        lang: p.lang,
+        path: `/docs/${p.slug}`,
+        body: r.html,
+        toc: r.headings,
+        markdownHref: `/docs/${p.slug}.md`,
+        translation: p.translation ? { href: `/docs/${p.translation}`, label: p.lang === 'en' ? 'ქართულად' : 'In English' } : null,
+      });
+    });
+
+  const hide = { hide: true };
+  app.get('/openapi.json', { schema: hide }, async () => app.swagger());
+  app.get('/docs', { schema: hide }, async (_r, reply) => html(reply, once('home', () => page(pages, { title: 'Documentation', lang: 'en', path: '/docs', body: home(pages) }))));
+  app.get(DOCS_CSS_PATH, { schema: hide }, async (_r, reply) => reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(css));
+  app.get('/docs/api', { schema: hide }, async (_r, reply) =>
+    html(
+      reply,
+      once('api', () => {
+        const groups = reference();
+        return page(pages, { title: 'API reference', lang: 'en', path: '/docs/api', body: referenceHtml(spec().info.title, groups), markdownHref: '/docs/api.md' });
+      }),
+    ),
+  );
+  app.get('/docs/api.md', { schema: hide }, async (_r, reply) => text(reply, 'text/markdown; charset=utf-8', once('api.md', () => referenceMarkdown(spec().info.title, reference()))));
+  app.get('/docs/errors', { schema: hide }, async (_r, reply) =>
+    html(
+      reply,
+      once('errors', () => {
+        const e = errorsBody();
+        return page(pages, { title: 'Error codes', lang: 'en', path: '/docs/errors', body: e.html, toc: e.toc, markdownHref: '/docs/ERRORS.md' });
+      }),
+    ),
+  );
+  app.get('/docs/postman.json', { schema: hide }, async (_r, reply) =>
+    text(
+      reply,
+      'application/json; charset=utf-8',
+      once('postman', () => JSON.stringify(postmanCollection(spec().info.title, spec().info.description ?? '', publicUrl, reference()), null, 2)),
+    ),
+  );
+  app.get('/llms.txt', { schema: hide }, async (_r, reply) => text(reply, 'text/plain; charset=utf-8', once('llms', () => llmsTxt(publicUrl, pages))));
+
+  // Every file under docs/: a page, its Markdown twin, or a file a page links to.
+  app.get('/docs/*', { schema: hide }, async (request, reply) => {
+    const rest = (request.params as { '*': string })['*'].replace(/\/+$/, '');
+    const md = rest.endsWith('.md') ? bySlug.get(rest.slice(0, -3)) : undefined;
+    if (md) return text(reply, 'text/markdown; charset=utf-8', md.markdown);
+    const p = bySlug.get(rest);
+    if (p) return html(reply, docPage(p));
+    const file = statics.get(rest);
+    if (file) return text(reply, file.type, fs.readFileSync(file.file));
+    // Like any unknown path: the gateway's 404 problem (system.404.004).
+    return reply.callNotFound();
+  });
+}

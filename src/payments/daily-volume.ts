@@ -1,0 +1,44 @@
+// The bank profile's daily limit (docs/bank-profile.md): a merchant's GEL payments of one business
+// day may add up to its dailyLimit. A payment is counted in the transaction that creates it, by one
+// conditional upsert — concurrent requests, in any number of gateway processes, queue on the
+// merchant's row for the day and each sees the total the one before left, so together they can
+// never pass the limit. A payment that ends without money (Failed, Expired) gives its amount back
+// (a trigger of migration 060, whatever code path fails or expires it).
+import { ERRORS } from '../errors/catalogue.ts';
+import { gatewayError } from '../errors/gateway-error.ts';
+import type { Merchant } from '../merchants/merchant.ts';
+import type { Queryable } from '../store/db.ts';
+import { businessDay } from './business-day.ts';
+import { formatMinor } from './money.ts';
+import { BANK_LIMIT_CURRENCY } from './rules/fields.ts';
+
+/** Whether this payment counts against the merchant's daily limit. */
+export const countsDailyVolume = (merchant: Pick<Merchant, 'profile'>, currency: string) => merchant.profile === 'bank' && currency === BANK_LIMIT_CURRENCY;
+
+/**
+ * Adds the payment (already inserted in this transaction) to the merchant's volume of the business
+ * day, or throws the daily-limit error (the caller's transaction then rolls the payment back).
+ */
+export async function countDailyVolume(
+  q: Queryable,
+  merchant: Pick<Merchant, 'clientId' | 'dailyLimit'>,
+  p: { payId: string; amount: number; field: string },
+  now: Date,
+  timeZone: string,
+): Promise<void> {
+  const day = businessDay(now, timeZone);
+  const { rows } = await q.query<{ total: number }>(
+    `INSERT INTO merchant_daily_volume (client_id, business_day, total) SELECT $1, $2, $3::bigint WHERE $3::bigint <= $4::bigint
+     ON CONFLICT (client_id, business_day) DO UPDATE SET total = merchant_daily_volume.total + EXCLUDED.total
+     WHERE merchant_daily_volume.total + EXCLUDED.total <= $4::bigint
+     RETURNING total`,
+    [merchant.clientId, day, p.amount, merchant.dailyLimit],
+  );
+  if (!rows[0]) {
+    const { rows: today } = await q.query<{ total: number }>('SELECT total FROM merchant_daily_volume WHERE client_id = $1 AND business_day = $2', [merchant.clientId, day]);
+    const taken = Number(today[0]?.total ?? 0);
+    const reason = `would take the merchant's ${BANK_LIMIT_CURRENCY} volume of ${day} above its daily limit of ${formatMinor(merchant.dailyLimit)} (${formatMinor(taken)} taken so far)`;
+    throw gatewayError(ERRORS.dailyLimit, { detail: `The payment ${reason}`, fields: [{ field: p.field, reason, rule: ERRORS.dailyLimit }] });
+  }
+  await q.query('UPDATE payments SET limit_day = $2 WHERE pay_id = $1', [p.payId, day]);
+}

@@ -1,0 +1,38 @@
+// The payment domain knows nothing of HTTP: no web framework, no import from the layers that speak
+// HTTP, and no merchant-API operation name (the api layer maps use cases to its operations).
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { OPERATIONS } from '../errors/catalogue.ts';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const DOMAIN = ['payments', 'callbacks', 'acquirer', 'idempotency'];
+const HTTP_LAYERS = ['api', 'checkout', 'dashboard', 'admin', 'sandbox', 'web'];
+
+function sources(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.test.ts'))
+    .map((e) => join(e.parentPath, e.name));
+}
+
+/** The code of a file without its comments (a comment may name the API it is used by). */
+const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+
+describe('the domain does not speak HTTP', () => {
+  const files = DOMAIN.flatMap(sources);
+
+  it('imports no web framework and nothing from the HTTP layers', () => {
+    assert.ok(files.length > 20, `found ${files.length} domain files`);
+    const layers = new RegExp(`from '(?:\\.\\./)+(?:${HTTP_LAYERS.join('|')})/|from '(?:fastify|@fastify/[^']+)'`);
+    const offenders = files.filter((f) => layers.test(readFileSync(f, 'utf8')));
+    assert.deepEqual(offenders, []);
+  });
+
+  it('names no merchant-API operation (cancel-payment, …) in its code', () => {
+    const names = OPERATIONS.filter((o) => o.includes('-'));
+    const quoted = new RegExp(`['"\`](?:${names.join('|')})['"\`]`);
+    const offenders = files.filter((f) => quoted.test(code(readFileSync(f, 'utf8')))).map((f) => f.slice(ROOT.length));
+    assert.deepEqual(offenders, []);
+  });
+});

@@ -1,0 +1,102 @@
+// Merchant payment search (Karibche extension): filters parsed and checked here, so the API and the
+// dashboard reject the same inputs with the same messages; results are the get-payment details.
+import { Violations } from '../errors/gateway-error.ts';
+import type { PaymentDeps } from './deps.ts';
+import { paymentDetails, type PaymentDetails } from './details.ts';
+import { parseAmount } from './money.ts';
+import { STATUS } from './state-machine.ts';
+import { searchPayments, type PaymentFilter } from './search-store.ts';
+
+export interface PaymentQuery {
+  status?: string;
+  method?: string | number;
+  currency?: string;
+  from?: string;
+  to?: string;
+  minAmount?: string | number;
+  maxAmount?: string | number;
+  merchantPaymentId?: string;
+  payId?: string;
+  limit?: string | number;
+  cursor?: string;
+}
+
+export interface PaymentPage {
+  items: PaymentDetails[];
+  nextCursor: string | null;
+}
+
+export const MAX_PAGE = 100;
+const STATUSES = new Set<string>(Object.values(STATUS));
+
+export function encodeCursor(createdAt: Date, payId: string): string {
+  return Buffer.from(`${createdAt.toISOString()}|${payId}`).toString('base64url');
+}
+
+function decodeCursor(raw: string): PaymentFilter['after'] | null {
+  const [iso, payId, ...rest] = Buffer.from(raw, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(iso ?? '');
+  if (rest.length || !payId || Number.isNaN(createdAt.getTime())) return null;
+  return { createdAt, payId };
+}
+
+/** Parses the query into a filter, reporting every bad field at once (400, nothing read). */
+export function parsePaymentQuery(qs: PaymentQuery): { filter: PaymentFilter; limit: number } {
+  const v = new Violations();
+  const f: PaymentFilter = {};
+  const blank = (x: unknown) => x === undefined || x === '';
+  if (!blank(qs.status)) {
+    if (STATUSES.has(String(qs.status))) f.status = String(qs.status);
+    else v.add('status', `must be one of ${[...STATUSES].join(', ')}`);
+  }
+  if (!blank(qs.method)) {
+    const m = Number(qs.method);
+    if (Number.isInteger(m) && m >= 0 && m <= 1000) f.method = m;
+    else v.add('method', 'must be a payment method number');
+  }
+  if (!blank(qs.currency)) {
+    if (/^[A-Z]{3}$/.test(String(qs.currency))) f.currency = String(qs.currency);
+    else v.add('currency', 'must be an ISO 4217 code such as GEL');
+  }
+  for (const k of ['from', 'to'] as const) {
+    if (blank(qs[k])) continue;
+    const d = new Date(String(qs[k]));
+    if (Number.isNaN(d.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(String(qs[k]))) v.add(k, 'must be an ISO 8601 date or date-time');
+    else f[k] = d;
+  }
+  for (const k of ['minAmount', 'maxAmount'] as const) {
+    if (blank(qs[k])) continue;
+    const a = parseAmount(qs[k]);
+    if (a.ok) f[k] = a.minor;
+    else v.add(k, a.reason);
+  }
+  if (f.minAmount !== undefined && f.maxAmount !== undefined && f.minAmount > f.maxAmount) v.add('maxAmount', 'must not be less than minAmount');
+  if (f.from && f.to && f.from >= f.to) v.add('to', 'must be after from');
+  for (const k of ['merchantPaymentId', 'payId'] as const) {
+    if (blank(qs[k])) continue;
+    if (String(qs[k]).length <= 200) f[k] = String(qs[k]);
+    else v.add(k, 'must be at most 200 characters');
+  }
+  let limit = 20;
+  if (!blank(qs.limit)) {
+    const n = Number(qs.limit);
+    if (Number.isInteger(n) && n >= 1 && n <= MAX_PAGE) limit = n;
+    else v.add('limit', `must be an integer from 1 to ${MAX_PAGE}`);
+  }
+  if (!blank(qs.cursor)) {
+    const after = decodeCursor(String(qs.cursor));
+    if (after) f.after = after;
+    else v.add('cursor', 'is not a cursor returned by this endpoint');
+  }
+  v.throwIfAny();
+  return { filter: f, limit };
+}
+
+export async function listPayments(s: Pick<PaymentDeps, 'db'>, clientId: string, qs: PaymentQuery): Promise<PaymentPage> {
+  const { filter, limit } = parsePaymentQuery(qs);
+  const rows = await searchPayments(s.db, clientId, filter, limit + 1);
+  const page = rows.slice(0, limit);
+  const items = await Promise.all(page.map((r) => paymentDetails(s.db, r)));
+  const last = page[page.length - 1];
+  return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.pay_id) : null };
+}

@@ -1,0 +1,48 @@
+// POST /sandbox/v1/reset's SQL: everything a merchant's sandbox traffic left behind, deleted in one
+// transaction — its payments with their events, operations, saved cards, callback deliveries and
+// attempts, idempotency keys, daily volumes, request log, faults and conformance runs, and the
+// simulated acquirer's records of them. The merchant, its credentials, API keys, settings,
+// dashboard users and its clock (which only moves forward) stay.
+import type { Db, Queryable } from '../store/db.ts';
+
+export interface ResetCounts {
+  payments: number;
+  savedCards: number;
+  callbacks: number;
+  requests: number;
+  faults: number;
+}
+
+async function count(q: Queryable, sql: string, params: unknown[]): Promise<number> {
+  return (await q.query(sql, params)).rowCount ?? 0;
+}
+
+export async function resetMerchant(db: Db, clientId: string): Promise<ResetCounts> {
+  return db.tx(async (q) => {
+    // Lock the merchant row (two resets of one merchant queue) and its payments (a status change in
+    // flight finishes first, or waits and then finds its payment gone).
+    await q.query('SELECT client_id FROM merchants WHERE client_id = $1 FOR UPDATE', [clientId]);
+    const payIds = (await q.query<{ pay_id: string }>('SELECT pay_id FROM payments WHERE client_id = $1 ORDER BY pay_id FOR UPDATE', [clientId])).rows.map((r) => r.pay_id);
+    const ids = [payIds];
+    const one = [clientId];
+    await q.query('DELETE FROM callback_attempts WHERE event_id IN (SELECT event_id FROM callback_deliveries WHERE client_id = $1)', one);
+    const callbacks = await count(q, 'DELETE FROM callback_deliveries WHERE client_id = $1', one);
+    await q.query('DELETE FROM conformance_fetches WHERE run_id IN (SELECT run_id FROM conformance_runs WHERE client_id = $1)', one);
+    await q.query('DELETE FROM conformance_probes WHERE client_id = $1', one);
+    await q.query('DELETE FROM conformance_runs WHERE client_id = $1', one);
+    await q.query('DELETE FROM sandbox_fault_hits WHERE fault_id IN (SELECT id FROM sandbox_faults WHERE client_id = $1)', one);
+    const faults = await count(q, 'DELETE FROM sandbox_faults WHERE client_id = $1', one);
+    await q.query('DELETE FROM sim_card_tokens WHERE token IN (SELECT card_token FROM saved_cards WHERE client_id = $1)', one);
+    // Attempt references are "<payId>.<attempt>" (payments/attempt.ts).
+    await q.query(`DELETE FROM sim_authorisations WHERE split_part(reference, '.', 1) = ANY ($1::text[])`, ids);
+    await q.query('DELETE FROM sim_operations WHERE reference IN (SELECT reference FROM payment_operations WHERE pay_id = ANY ($1::text[]))', ids);
+    const savedCards = await count(q, 'DELETE FROM saved_cards WHERE client_id = $1', one);
+    await q.query('DELETE FROM payment_operations WHERE pay_id = ANY ($1::text[])', ids);
+    await q.query('DELETE FROM payment_events WHERE pay_id = ANY ($1::text[])', ids);
+    await q.query('DELETE FROM idempotency_keys WHERE client_id = $1', one);
+    await q.query('DELETE FROM merchant_daily_volume WHERE client_id = $1', one);
+    const requests = await count(q, 'DELETE FROM merchant_requests WHERE client_id = $1', one);
+    const payments = await count(q, 'DELETE FROM payments WHERE client_id = $1', one);
+    return { payments, savedCards, callbacks, requests, faults };
+  });
+}
