@@ -5,7 +5,7 @@ import { randomInt } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { maskCardNumber, toMmYy } from '../payments/card.ts';
 import { yearMonthIn } from '../payments/text.ts';
-import { randomHex } from '../payments/ids.ts';
+import { newTransactionId, randomHex } from '../payments/ids.ts';
 import type { Db } from '../store/db.ts';
 import { AcquirerNoAnswer, DEFAULT_BLOCK_DAYS, type Acquirer, type AcquirerResult, type AuthoriseRequest, type OperationAnswer } from './acquirer.ts';
 import { APPROVING, CHALLENGE_CODE, CHALLENGING, EXECUTION_DECLINE_CODE, WALLET_CARD, WALLET_METHODS, behaviourOf, declineCodeOf, type Behaviour } from './test-cards.ts';
@@ -121,7 +121,7 @@ export class SimulatorAcquirer implements Acquirer {
     const { rows } = await this.db.query<SimRow>(
       `UPDATE sim_authorisations SET status = $2, result_code = $3, transaction_id = $4, rrn = $5, block_days = $6, updated_at = $7
        WHERE challenge_id = $1 AND status = 'challenge' RETURNING *`,
-      [challengeId, approved ? 'approved' : 'declined', approved ? 'approved' : declineCode, approved ? `sim_${randomHex(8)}` : null, approved ? rrn() : null, approved ? DEFAULT_BLOCK_DAYS : null, now ?? this.clock.now()],
+      [challengeId, approved ? 'approved' : 'declined', approved ? 'approved' : declineCode, approved ? newTransactionId() : null, approved ? rrn() : null, approved ? DEFAULT_BLOCK_DAYS : null, now ?? this.clock.now()],
     );
     if (!rows[0]) return { outcome: 'declined', resultCode: 'decline_authentication_failed' };
     return toResult(rows[0]);
@@ -139,7 +139,7 @@ export class SimulatorAcquirer implements Acquirer {
       const { rows: settled } = await this.db.query<SimRow>(
         `UPDATE sim_authorisations SET status = 'approved', result_code = 'approved', transaction_id = $2, rrn = $3, block_days = $4, updated_at = $5
          WHERE reference = $1 AND status = 'no_answer' RETURNING *`,
-        [reference, `sim_${randomHex(8)}`, rrn(), DEFAULT_BLOCK_DAYS, now],
+        [reference, newTransactionId(), rrn(), DEFAULT_BLOCK_DAYS, now],
       );
       return this.status(settled[0]?.reference ?? reference, now);
     }
@@ -149,7 +149,7 @@ export class SimulatorAcquirer implements Acquirer {
       const { rows: settled } = await this.db.query<SimRow>(
         `UPDATE sim_authorisations SET status = $2, result_code = $3, transaction_id = $4, rrn = $5, block_days = $6, updated_at = $7
          WHERE reference = $1 AND status = 'delayed' RETURNING *`,
-        [reference, approved ? 'approved' : 'declined', approved ? 'approved' : declineCodeOf(row.behaviour), approved ? `sim_${randomHex(8)}` : null, approved ? rrn() : null, approved ? DEFAULT_BLOCK_DAYS : null, now],
+        [reference, approved ? 'approved' : 'declined', approved ? 'approved' : declineCodeOf(row.behaviour), approved ? newTransactionId() : null, approved ? rrn() : null, approved ? DEFAULT_BLOCK_DAYS : null, now],
       );
       return settled[0] ? toResult(settled[0]) : this.status(reference, now);
     }
@@ -201,7 +201,7 @@ export class SimulatorAcquirer implements Acquirer {
     const approved = status === 'approved';
     const row = {
       result_code: approved ? 'approved' : (extra.result_code ?? null),
-      transaction_id: approved ? `sim_${randomHex(8)}` : null,
+      transaction_id: approved ? newTransactionId() : null,
       rrn: approved ? rrn() : null,
       block_days: approved ? (behaviour === 'approve_block_7' ? 7 : DEFAULT_BLOCK_DAYS) : null,
       card_token: extra.card_token ?? null,
