@@ -26,7 +26,7 @@ const token = `prof-admin-${randomBytes(8).toString('hex')}`;
 execFileSync(process.execPath, ['scripts/build.mjs']);
 const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, 'dist/main.mjs'], {
   // Its own data dir: a profile never touches ./data of a sandbox in this checkout.
-  env: { ...process.env, DATABASE_URL: url.toString(), PORT: String(port), LOG_LEVEL: 'warn', KARIBCHE_ADMIN_TOKEN: token, KARIBCHE_WORKERS: '1', KARIBCHE_DATA_DIR: dataDir },
+  env: { ...process.env, DATABASE_URL: url.toString(), PORT: String(port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', KARIBCHE_ADMIN_TOKEN: token, KARIBCHE_WORKERS: '1', KARIBCHE_DATA_DIR: dataDir },
   stdio: ['ignore', 'pipe', 'pipe'],
 });
 let out = '';
@@ -104,4 +104,26 @@ const idle = self.get('(idle) :-1') ?? 0;
 console.log(`gateway busy ${((total - idle) / 1000 / done).toFixed(3)} ms of CPU per ${process.argv.includes('--lifecycle') ? 'paid payment' : 'created payment'} (whole run incl. start-up, ${done} done)`);
 const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.PROFILE_TOP ?? 35));
 for (const [k, t] of top) console.log(`${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}`);
+// Inclusive time (the function and everything it called, counted once per stack): where a flat
+// profile's cost comes from.
+const byId = new Map<number, { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }>(prof.nodes.map((n: { id: number }) => [n.id, n]));
+const inclusive = new Map<string, number>();
+const keyOf = (n: { callFrame: { functionName: string; url: string; lineNumber: number } }) =>
+  `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/(src|dist)\//, '$1/')}:${n.callFrame.lineNumber}`;
+const walk = (id: number, onStack: Set<string>): number => {
+  const n = byId.get(id)!;
+  const k = keyOf(n);
+  let t = dt.get(id) ?? 0;
+  const fresh = !onStack.has(k);
+  if (fresh) onStack.add(k);
+  for (const c of n.children ?? []) t += walk(c, onStack);
+  if (fresh) {
+    onStack.delete(k);
+    inclusive.set(k, (inclusive.get(k) ?? 0) + t);
+  }
+  return t;
+};
+walk(prof.nodes[0].id, new Set());
+console.log('inclusive:');
+for (const [k, t] of [...inclusive.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.PROFILE_INCLUSIVE ?? 60))) console.log(`${((100 * t) / (total - idle)).toFixed(1).padStart(5)}%  ${k}`);
 console.log(`profile: ${path.join(profDir, file)}`);

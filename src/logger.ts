@@ -2,24 +2,60 @@
 import { createInterface } from 'node:readline';
 import pino, { type Logger } from 'pino';
 
-export const REDACT_PATHS = [
-  'req.headers.authorization',
-  'req.headers.apikey',
-  'req.headers.cookie',
-  '*.client_secret',
-  '*.clientSecret',
-  '*.apiKey',
-  '*.apikey',
-  '*.callbackSecret',
-  '*.adminToken',
-  '*.access_token',
-  '*.card',
-  '*.cardNumber',
-  '*.pan',
-  '*.cvc',
-  '*.cvv',
-  '*.securityCode',
-];
+/**
+ * Fields whose values never reach a log line, wherever a logged object carries them: at its top
+ * level, one level down (`{ body: { client_secret } }`) and two (`req.headers.authorization`).
+ */
+export const REDACTED_FIELDS: ReadonlySet<string> = new Set([
+  'authorization',
+  'apikey',
+  'cookie',
+  'client_secret',
+  'clientSecret',
+  'apiKey',
+  'callbackSecret',
+  'adminToken',
+  'access_token',
+  'card',
+  'cardNumber',
+  'pan',
+  'cvc',
+  'cvv',
+  'securityCode',
+]);
+const CENSOR = '[redacted]';
+
+function plain(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** `obj` without its secrets, copied only where one was found (most lines have none). */
+function censored(obj: Record<string, unknown>, depth: number): Record<string, unknown> {
+  let out: Record<string, unknown> | null = null;
+  for (const key in obj) {
+    if (!Object.hasOwn(obj, key)) continue;
+    const value = obj[key];
+    let next = value;
+    if (REDACTED_FIELDS.has(key)) next = value === undefined ? value : CENSOR;
+    else if (depth < 2 && plain(value)) {
+      // An error is logged as pino serialises it (type, message, stack and its own fields).
+      const fields = value instanceof Error ? (pino.stdSerializers.err(value) as unknown as Record<string, unknown>) : value;
+      const inner = censored(fields, depth + 1);
+      if (inner !== fields) next = inner;
+    }
+    if (next !== value) (out ??= { ...obj })[key] = next;
+  }
+  return out ?? obj;
+}
+
+/**
+ * Redaction of a log line's fields. Pino's own `redact` paths with wildcards cost 35–60 µs per
+ * line (measured: 10× the rest of the line), a third of create-payment's gateway CPU for one
+ * access line; this walk of two levels is a few hundred nanoseconds when nothing is found.
+ */
+export function redactLogFields(obj: Record<string, unknown>): Record<string, unknown> {
+  return censored(obj, 0);
+}
 
 /** Log lines held while stdout cannot take them (a full pipe); beyond it lines are dropped. */
 export const LOG_BUFFER_LIMIT = 16 * 1024 * 1024;
@@ -93,5 +129,5 @@ export function abandonLogs(): void {
 }
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: 'karibche', pid: process.pid } }, destination ?? stdoutDestination());
+  return pino({ level, formatters: { log: redactLogFields }, base: { service: 'karibche', pid: process.pid } }, destination ?? stdoutDestination());
 }

@@ -46,4 +46,48 @@ describe('request log redaction', () => {
       assert.deepEqual(cardNumbersIn(stored), [], stored);
     }
   });
+
+  it('stores a clean body as sent, and one that could hide something the slow way', () => {
+    const response = '{"payId":"3c5f28b86ec853f6a1b2c3d4e5f60718","status":"Created","amount":25.4,"links":[{"uri":"http://127.0.0.1:8080/checkout/3c5f28b86ec853f6a1b2c3d4e5f60718"}]}';
+    assert.equal(redactBody(response), response, 'the very text');
+    assert.equal(redactBody({ amount: { currency: 'GEL', total: '25.40' }, returnurl: 'https://shop.example/r' }), '{"amount":{"currency":"GEL","total":"25.40"},"returnurl":"https://shop.example/r"}');
+    // Escapes join what the text scan sees apart: the parsed value is a card number, the key a secret's.
+    const escaped = '{"note":"4111\\u00201111\\u00201111\\u00201111","client\\u005fsecret":"kbs_zz"}';
+    const stored = redactBody(escaped)!;
+    assert.deepEqual(cardNumbersIn(stored), [], stored);
+    assert.ok(!stored.includes('kbs_zz'), stored);
+    assert.equal(JSON.parse(stored).client_secret, '[redacted]');
+    // A secret-named field with nothing card- or secret-like in its value is still redacted.
+    assert.equal(redactBody('{"access_token":"eyJhbGciOi.e30.sig"}'), '{"access_token":"[redacted]"}');
+    assert.equal(redactBody({ password: 'hunter2' }), '{"password":"[redacted]"}');
+  });
+
+  it('agrees with field-by-field redaction on any JSON value (the text shortcut changes nothing but whitespace)', () => {
+    const leaf = fc.oneof(
+      fc.constantFrom('4111111111111111', '4111 1111 1111 1111', 'kbs_Ab9', 'whsec_x', 'access_token', 'a_b', '12345678901', '1234-5678-9012', '\u0000'),
+      fc.string({ maxLength: 8 }),
+      fc.integer(),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.boolean(),
+      fc.constant(null),
+    );
+    const key = fc.oneof(fc.constantFrom('token', 'clientSecret', 'pan', 'note', 'amount', 'card_number', 'x_y'), fc.string({ maxLength: 6 }));
+    const value = fc.letrec((tie) => ({
+      v: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(key, tie('v'), { maxKeys: 3 })),
+    })).v;
+    fc.assert(
+      // A body is an object or an array (a string passed in is a text body, not a JSON value).
+      fc.property(fc.oneof(fc.dictionary(key, value, { maxKeys: 4 }), fc.array(value, { maxLength: 3 })), (v) => {
+        const text = JSON.stringify(v);
+        if (text === undefined) return;
+        const fromText = redactBody(text);
+        const fromValue = redactBody(v);
+        const pretty = redactBody(JSON.stringify(v, null, 2));
+        assert.deepEqual(JSON.parse(fromText!), JSON.parse(fromValue!));
+        assert.deepEqual(JSON.parse(pretty!), JSON.parse(fromValue!));
+        for (const stored of [fromText!, fromValue!, pretty!]) assert.deepEqual(cardNumbersIn(stored), [], stored);
+      }),
+      { numRuns: 1000 },
+    );
+  });
 });

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createLogger, redactLogFields } from './logger.ts';
+
+function lines(log: (l: ReturnType<typeof createLogger>) => void): Record<string, unknown>[] {
+  const out: string[] = [];
+  const logger = createLogger('info', { write: (s: string) => void out.push(s) });
+  log(logger);
+  return out.map((s) => JSON.parse(s) as Record<string, unknown>);
+}
+
+describe('log redaction', () => {
+  it('censors credentials and card data at the top level, one level down and in request headers', () => {
+    const [line] = lines((l) =>
+      l.info(
+        {
+          client_secret: 'kbs_top',
+          body: { clientSecret: 'kbs_nested', cardNumber: '4111111111111111', amount: 10 },
+          req: { method: 'POST', headers: { authorization: 'Bearer eyJ.x.y', apikey: 'kbk_1', cookie: 'sid=1', host: 'h' } },
+          access_token: 'eyJ',
+        },
+        'm',
+      ),
+    );
+    const text = JSON.stringify(line);
+    for (const secret of ['kbs_top', 'kbs_nested', '4111111111111111', 'eyJ', 'kbk_1', 'sid=1']) assert.ok(!text.includes(secret), `${secret} in ${text}`);
+    assert.deepEqual(line!.body, { clientSecret: '[redacted]', cardNumber: '[redacted]', amount: 10 });
+    assert.deepEqual(line!.req, { method: 'POST', headers: { authorization: '[redacted]', apikey: '[redacted]', cookie: '[redacted]', host: 'h' } });
+  });
+
+  it('censors an error’s own fields and keeps its message and stack', () => {
+    const err = Object.assign(new Error('boom'), { cvc: '123', code: 'E1' });
+    const [line] = lines((l) => l.error({ err }, 'failed'));
+    const logged = line!.err as Record<string, unknown>;
+    assert.equal(logged.message, 'boom');
+    assert.equal(logged.cvc, '[redacted]');
+    assert.equal(logged.code, 'E1');
+    assert.match(String(logged.stack), /boom/);
+    assert.equal(err.cvc, '123', 'the error itself is untouched');
+  });
+
+  it('leaves the caller’s objects as they were and returns a clean object itself', () => {
+    const fields = { body: { pan: '4111111111111111' }, n: 1 };
+    const out = redactLogFields(fields);
+    assert.equal(fields.body.pan, '4111111111111111');
+    assert.deepEqual(out, { body: { pan: '[redacted]' }, n: 1 });
+    const clean = { req: { method: 'GET', url: '/x' }, res: { statusCode: 200 } };
+    assert.equal(redactLogFields(clean), clean);
+  });
+
+  it('stops three levels down and survives a cycle', () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    assert.equal(redactLogFields(cyclic), cyclic);
+    assert.deepEqual(redactLogFields({ a: { b: { cvv: '1', c: { cvv: '2' } } } }), { a: { b: { cvv: '[redacted]', c: { cvv: '2' } } } });
+  });
+});
