@@ -68,7 +68,18 @@ export function registerHttpConventions(app: FastifyInstance, publicUrl: string,
 
   // JSON only, except that the access-token endpoint (SPEC 2) and the checkout and dashboard forms take form data.
   app.removeContentTypeParser('text/plain');
-  app.addHook('preValidation', async (request) => {
+  // Callback style (it never waits; an async hook costs every request a promise). done() is called
+  // outside the try: it runs the rest of the request, whose errors are not this hook's.
+  app.addHook('preValidation', (request, _reply, done) => {
+    try {
+      checkRequestShape(request);
+    } catch (err) {
+      return done(err as Error);
+    }
+    done();
+  });
+
+  function checkRequestShape(request: FastifyRequest): void {
     if (request.is404) return; // the not-found handler answers, whatever the body
     // Text the database cannot keep exactly is refused here, on every route, rather than failing in
     // the database or coming back changed. (Query strings reach the database only through typed
@@ -87,7 +98,7 @@ export function registerHttpConventions(app: FastifyInstance, publicUrl: string,
       if (ignored.length) request.ignoredFields = ignored;
     }
     if (schema && request.body === undefined) request.body = {};
-  });
+  }
 
   app.setErrorHandler((error: FastifyError | GatewayError, request, reply) => {
     // A body that cannot be parsed for a path that does not exist: the path is the answer.

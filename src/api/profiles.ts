@@ -57,7 +57,8 @@ async function attribute(s: Services, request: FastifyRequest): Promise<Merchant
 }
 
 export async function resolveProfile(s: Services, request: FastifyRequest): Promise<Profile> {
-  if (request.profile) return request.profile;
+  const known = knownProfile(request);
+  if (known) return known;
   let profile: Profile = 'karibche';
   if (isMerchantApi(request)) {
     try {
@@ -68,6 +69,26 @@ export async function resolveProfile(s: Services, request: FastifyRequest): Prom
   }
   request.profile = profile;
   return profile;
+}
+
+/**
+ * The profile when it is known without waiting: decided already, or the request authenticated as a
+ * merchant (every merchant API call past its route's authentication). Same answer as resolveProfile.
+ */
+function knownProfile(request: FastifyRequest): Profile | undefined {
+  if (request.profile) return request.profile;
+  if (request.merchant && isMerchantApi(request)) return (request.profile = request.merchant.profile ?? 'karibche');
+  return undefined;
+}
+
+/**
+ * Runs `then` with the request's profile: at once when it is known (the hot path: no promise, no
+ * microtask), else once resolved. For Fastify's callback-style hooks.
+ */
+function withProfile(s: Services, request: FastifyRequest, then: (profile: Profile) => void, fail: (err: Error) => void): void {
+  const known = knownProfile(request);
+  if (known) return then(known);
+  resolveProfile(s, request).then(then, fail);
 }
 
 /** The Idempotency-Key the gateway honours for this request: none in the bank profile. */
@@ -98,27 +119,34 @@ export function installProfiles(app: FastifyInstance, s: Services): void {
   app.decorate('profileOf', (request: FastifyRequest) => resolveProfile(s, request));
 
   // After authentication (route onRequest hooks), before the body is checked or anything runs.
-  app.addHook('preValidation', async (request, reply) => {
-    if (!isMerchantApi(request) || request.is404) return;
-    if ((await resolveProfile(s, request)) !== 'bank') return;
-    const endpoint = endpointOf(request)!;
-    if (!BANK_ENDPOINTS.has(endpoint)) throw gatewayError(ERRORS.routeNotFound, { detail: `No endpoint ${request.method} ${request.url.split('?')[0]}` });
-    if (endpoint === 'POST /access-token' && !/^application\/x-www-form-urlencoded\b/i.test(String(request.headers['content-type'] ?? ''))) {
-      throw gatewayError(ERRORS.invalidClientCredentials, { detail: 'client_id or client_secret is missing or wrong' });
-    }
-    reshape(reply, endpoint);
+  // Both hooks in Fastify's callback style: for an authenticated call the profile is known at once,
+  // and an async hook would cost every request a promise and a microtask turn.
+  app.addHook('preValidation', (request, reply, done) => {
+    if (!isMerchantApi(request) || request.is404) return done();
+    withProfile(s, request, (profile) => {
+      if (profile !== 'bank') return done();
+      const endpoint = endpointOf(request)!;
+      if (!BANK_ENDPOINTS.has(endpoint)) return done(gatewayError(ERRORS.routeNotFound, { detail: `No endpoint ${request.method} ${request.url.split('?')[0]}` }));
+      if (endpoint === 'POST /access-token' && !/^application\/x-www-form-urlencoded\b/i.test(String(request.headers['content-type'] ?? ''))) {
+        return done(gatewayError(ERRORS.invalidClientCredentials, { detail: 'client_id or client_secret is missing or wrong' }));
+      }
+      reshape(reply, endpoint);
+      done();
+    }, done);
   });
 
   // Registered after the API's own onSend (security headers, X-Request-Id): it has the last word.
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (!isMerchantApi(request)) return payload;
-    if ((await resolveProfile(s, request)) === 'bank') {
-      for (const name of Object.keys(reply.getHeaders())) if (KARIBCHE_HEADERS.test(name)) reply.removeHeader(name);
-    } else {
-      const warnings = fidelityWarnings(request);
-      if (warnings.length) reply.header(FIDELITY_HEADER, warnings);
-    }
-    return payload;
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!isMerchantApi(request)) return done(null, payload);
+    withProfile(s, request, (profile) => {
+      if (profile === 'bank') {
+        for (const name of Object.keys(reply.getHeaders())) if (KARIBCHE_HEADERS.test(name)) reply.removeHeader(name);
+      } else {
+        const warnings = fidelityWarnings(request);
+        if (warnings.length) reply.header(FIDELITY_HEADER, warnings);
+      }
+      done(null, payload);
+    }, done);
   });
 }
 

@@ -1,7 +1,7 @@
 // Feeds the merchant request log from Fastify hooks: every call that authenticated as a merchant is
 // recorded after its response is sent (time, method, path, status, systemCode, latency, request id,
 // redacted bodies). The write is batched by RequestLog, off the request path.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { redactBody } from '../requests/redact.ts';
 import { RequestLog } from '../requests/log.ts';
 import type { Services } from '../services.ts';
@@ -20,12 +20,16 @@ const SYSTEM_CODE = /"systemCode"\s*:\s*"([^"]{1,80})"/;
 export function installRequestLog(app: FastifyInstance, s: Services): RequestLog {
   const log = new RequestLog(s.db, (err) => s.log.warn({ err }, 'request log write failed'));
   app.decorate('requestLog', log);
-  app.addHook('onSend', async (request, _reply, payload) => {
+  app.addHook('onSend', (request, _reply, payload, done) => {
     if (request.merchant) request.responsePayload = payload;
-    return payload;
+    done(null, payload);
   });
-  app.addHook('onResponse', async (request, reply) => {
-    if (!request.merchant) return;
+  // Callback style: the record is only queued, nothing to wait for.
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.merchant) record(request, reply);
+    done();
+  });
+  const record = (request: FastifyRequest, reply: FastifyReply) => {
     const response = typeof request.responsePayload === 'string' ? request.responsePayload : null;
     log.push({
       clientId: request.merchant.clientId,
@@ -39,7 +43,7 @@ export function installRequestLog(app: FastifyInstance, s: Services): RequestLog
       requestBody: redactBody(request.body),
       responseBody: redactBody(response),
     });
-  });
+  };
   app.addHook('onClose', () => log.flush());
   return log;
 }

@@ -13,12 +13,13 @@ export const SIMULATE_FAULT_HEADER = 'karibche-simulate-fault';
 export const SIMULATED_RETRY_AFTER = 1;
 
 export function installSimulatedFaultHeader(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
+  // Callback style: it never waits, and an async hook would cost every request a promise.
+  app.addHook('preValidation', (request, _reply, done) => {
     const value = request.headers[SIMULATE_FAULT_HEADER];
-    if (value === undefined || request.is404 || !request.url.startsWith('/v1/')) return;
+    if (value === undefined || request.is404 || !request.url.startsWith('/v1/')) return done();
     const detail = 'Simulated by the Karibche-Simulate-Fault header (sandbox): nothing was done; retry';
-    if (value === '429') throw gatewayError(ERRORS.tooManyRequests, { detail, retryAfterSeconds: SIMULATED_RETRY_AFTER });
-    if (value === '503') throw gatewayError(ERRORS.unavailable, { detail, retryAfterSeconds: SIMULATED_RETRY_AFTER });
-    throw invalidField('Karibche-Simulate-Fault', 'must be 429 or 503');
+    if (value === '429') return done(gatewayError(ERRORS.tooManyRequests, { detail, retryAfterSeconds: SIMULATED_RETRY_AFTER }));
+    if (value === '503') return done(gatewayError(ERRORS.unavailable, { detail, retryAfterSeconds: SIMULATED_RETRY_AFTER }));
+    done(invalidField('Karibche-Simulate-Fault', 'must be 429 or 503'));
   });
 }
