@@ -1085,7 +1085,7 @@ export interface paths {
         put?: never;
         /**
          * Advance the clock
-         * @description Admin token: moves time forward for every merchant and every gateway process. Merchant credentials: moves only that merchant’s own clock (its expiries, block windows, business day, daily limits and callback retries), in every gateway process; other merchants do not move. Due expiries run before the answer (`expired` counts every payment the sweep expired).
+         * @description Admin token: moves time forward for every merchant and every gateway process. Merchant credentials: moves only that merchant’s own clock (its expiries, block windows, business day, daily limits and callback retries), in every gateway process; other merchants do not move. Due expiries run before the answer (`expired` counts the payments the sweep expired: every merchant’s with the admin token, only that merchant’s own with merchant credentials).
          */
         post: {
             parameters: {

@@ -30,19 +30,23 @@ export class ExpirySweeper {
 
   /**
    * Expires everything due at the clock's time when this run starts. Calls queue behind each other,
-   * so a sweep asked for right after the clock moved always sees the new time. Returns the count.
+   * so a sweep asked for right after the clock moved always sees the new time. Returns how many
+   * payments it expired: all of them, or only `clientId`'s (a merchant moving its own sandbox clock
+   * learns nothing of the others' payments the same sweep expired).
    */
-  sweep(): Promise<number> {
+  async sweep(clientId?: string): Promise<number> {
     const next = this.last.then(() => this.run());
     this.last = next.catch(() => {});
-    return next;
+    const expiredOf = await next;
+    return clientId === undefined ? expiredOf.length : expiredOf.filter((c) => c === clientId).length;
   }
 
-  private async run(): Promise<number> {
-    let total = 0;
+  /** The merchant of every payment it expired. */
+  private async run(): Promise<string[]> {
+    const expiredOf: string[] = [];
     for (;;) {
       const expired = await moveStatus(this.db, { due: 'expires_at', from: STATUS.created, limit: BATCH }, STATUS.expired, {}, this.clock.base.now(), this.w);
-      total += expired.length;
+      for (const p of expired) expiredOf.push(p.client_id);
       if (expired.length < BATCH) break;
     }
     for (;;) {
@@ -50,10 +54,10 @@ export class ExpirySweeper {
       if (released.length) this.w.log.info({ released: released.length }, 'released expired pre-authorisation blocks');
       if (released.length < BATCH) break;
     }
-    if (total > 0) {
-      this.w.log.info({ expired: total }, 'expired payments');
-      this.w.metrics?.paymentsExpired.inc(total);
+    if (expiredOf.length > 0) {
+      this.w.log.info({ expired: expiredOf.length }, 'expired payments');
+      this.w.metrics?.paymentsExpired.inc(expiredOf.length);
     }
-    return total;
+    return expiredOf;
   }
 }

@@ -218,6 +218,18 @@ for (const backend of BACKENDS) {
       assert.equal((await t.admin('POST', '/sandbox/v1/reset', { clientId: 'no-such-merchant' })).statusCode, 404);
     });
 
+    it("counts in a merchant's `expired` only its own payments, when the same sweep expires another merchant's", async () => {
+      await fresh(a, b);
+      const pa = await create(a, { expirationMinutes: 5 });
+      const pb = await create(b, { expirationMinutes: 5 });
+      // B's payment is due already but nothing has swept it yet (no background work in this test).
+      await t.gw.services.db.query("UPDATE payments SET expires_at = expires_at - interval '1 hour' WHERE pay_id = $1", [pb]);
+      const moved = (await a.post('/sandbox/v1/clock', { advanceSeconds: 301 })).json();
+      assert.equal(moved.expired, 1, 'A learns of its own payment only');
+      assert.equal(await status(a, pa), 'Expired');
+      assert.equal(await status(b, pb), 'Expired', 'the sweep did expire B\'s payment');
+    });
+
     it('the admin token keeps the global view: its clock moves every merchant, and it simulates any payment', async () => {
       await fresh(a, b);
       const pa = await create(a, { expirationMinutes: 5 });

@@ -77,7 +77,7 @@ export function sandboxRoutes(scope: FastifyInstance, s: Services): void {
       schema: {
         summary: 'Advance the clock',
         description:
-          'Admin token: moves time forward for every merchant and every gateway process. Merchant credentials: moves only that merchant’s own clock (its expiries, block windows, business day, daily limits and callback retries), in every gateway process; other merchants do not move. Due expiries run before the answer (`expired` counts every payment the sweep expired).',
+          'Admin token: moves time forward for every merchant and every gateway process. Merchant credentials: moves only that merchant’s own clock (its expiries, block windows, business day, daily limits and callback retries), in every gateway process; other merchants do not move. Due expiries run before the answer (`expired` counts the payments the sweep expired: every merchant’s with the admin token, only that merchant’s own with merchant credentials).',
         tags,
         body: Type.Object({ advanceSeconds: Type.Integer() }, { examples: [EXAMPLES.advanceClockBody] }),
         response: { 200: Type.Object({ ...clockFields, expired: Type.Integer() }, { examples: [EXAMPLES.advancedClock] }), ...errorResponses },
@@ -91,7 +91,7 @@ export function sandboxRoutes(scope: FastifyInstance, s: Services): void {
       }
       if (request.sandboxClientId === null) await s.sharedClock.advance(advanceSeconds);
       else await s.sharedClock.advanceMerchant(request.sandboxClientId, advanceSeconds);
-      const expired = await s.sweeper.sweep();
+      const expired = await s.sweeper.sweep(request.sandboxClientId ?? undefined);
       s.callbacks.nudge(); // retries that just became due
       return { ...view(request), expired };
     },
