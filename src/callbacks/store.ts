@@ -164,12 +164,13 @@ export async function rescheduleDelivery(q: Queryable, eventId: number, url: str
 /** The callback backlog for the metrics: every delivery not delivered yet, by state. */
 export async function selectCallbackBacklog(q: Queryable, now: Date): Promise<{ pending: number; failing: number; failed: number; undeliverable: number; oldestSeconds: number }> {
   const { rows } = await q.query<{ pending: number; failing: number; failed: number; undeliverable: number; oldest: Date | null }>(
-    `SELECT count(*) FILTER (WHERE status IN ('pending', 'delivering'))::int AS pending,
-            count(*) FILTER (WHERE status IN ('pending', 'delivering') AND last_error IS NOT NULL)::int AS failing,
-            count(*) FILTER (WHERE status = 'failed')::int AS failed,
-            count(*) FILTER (WHERE status = 'undeliverable')::int AS undeliverable,
-            min(created_at) FILTER (WHERE status IN ('pending', 'delivering')) AS oldest
-     FROM callback_deliveries WHERE status <> 'delivered'`,
+    `SELECT count(*) FILTER (WHERE d.status IN ('pending', 'delivering'))::int AS pending,
+            count(*) FILTER (WHERE d.status IN ('pending', 'delivering') AND d.last_error IS NOT NULL)::int AS failing,
+            count(*) FILTER (WHERE d.status = 'failed')::int AS failed,
+            count(*) FILTER (WHERE d.status = 'undeliverable')::int AS undeliverable,
+            -- created_at is on the merchant's own sandbox clock: back to the global clock for the age.
+            min(d.created_at - ${MERCHANT_OFFSET('m')}) FILTER (WHERE d.status IN ('pending', 'delivering')) AS oldest
+     FROM callback_deliveries d JOIN merchants m ON m.client_id = d.client_id WHERE d.status <> 'delivered'`,
   );
   const r = rows[0]!;
   return { pending: r.pending, failing: r.failing, failed: r.failed, undeliverable: r.undeliverable, oldestSeconds: r.oldest ? Math.max(0, (now.getTime() - r.oldest.getTime()) / 1000) : 0 };

@@ -9,6 +9,7 @@ import { BACKENDS } from '../testing/databases.ts';
 import { describePostgres } from '../testing/postgres-only.ts';
 import { ADMIN_TOKEN, EVERYTHING, MerchantClient, TEST_ACQUIRER_MODULE, accessToken, basicPayment, secondGateway, startTestGateway, type TestGateway } from '../testing/harness.ts';
 import { Receiver } from '../testing/receiver.ts';
+import { selectCallbackBacklog } from '../callbacks/store.ts';
 
 const run = promisify(execFile);
 const DAY = 86_400;
@@ -216,6 +217,22 @@ for (const backend of BACKENDS) {
       assert.equal(byAdmin.statusCode, 200, byAdmin.body);
       assert.equal((await counts(b.credentials.clientId)).payments, 0);
       assert.equal((await t.admin('POST', '/sandbox/v1/reset', { clientId: 'no-such-merchant' })).statusCode, 404);
+    });
+
+    it('reports the age of the oldest pending callback on the gateway clock, also for a merchant whose own clock is ahead', async () => {
+      const own = await startTestGateway(backend);
+      try {
+        const m = await MerchantClient.create(own);
+        assert.equal((await m.post('/sandbox/v1/clock', { advanceSeconds: 2 * DAY })).statusCode, 200);
+        const payId = (await m.createPayment(basicPayment({ callbackUrl: rx.url }))).json().payId as string;
+        assert.equal((await m.post(`/sandbox/v1/payments/${payId}/simulate`, { card: '4111111111111111' })).json().status, 'Succeeded');
+        // No background work here: the callback waits, and the metric is read 90 s later.
+        const backlog = await selectCallbackBacklog(own.gw.services.db, new Date(own.clock.now().getTime() + 90_000));
+        assert.equal(backlog.pending, 1);
+        assert.ok(backlog.oldestSeconds >= 89 && backlog.oldestSeconds < 300, `oldest ${backlog.oldestSeconds} s (it read 0 when the merchant's time was taken for the gateway's)`);
+      } finally {
+        await own.close();
+      }
     });
 
     it("counts in a merchant's `expired` only its own payments, when the same sweep expires another merchant's", async () => {
