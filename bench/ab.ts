@@ -67,6 +67,18 @@ async function backendPids(dbName: string): Promise<number[]> {
   }
 }
 
+/** Create's group commit so far (the gateway's /metrics; null for the floor): statements, rows. */
+async function insertCounters(url: string): Promise<{ statements: number; rows: number } | null> {
+  try {
+    const text = await (await fetch(`${new URL(url).origin}/metrics`)).text();
+    const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+    const c = { statements: read('karibche_payment_insert_statements_total'), rows: read('karibche_payment_insert_rows_total') };
+    return Number.isNaN(c.statements) ? null : c;
+  } catch {
+    return null;
+  }
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 if (!variants.some((v) => v.bundle)) execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
@@ -100,6 +112,7 @@ try {
       const server = peakRssTree(t.proc.child.pid!).map((p) => p.pid);
       const dbPids = async () => [...(t.dbName ? await backendPids(t.dbName) : []), ...(t.v.env?.DATABASE_URL === 'pgbouncer' && bouncer ? [bouncer.pid] : [])];
       const db = await dbPids();
+      const inserts = t.v.floor ? null : await insertCounters(t.url);
       const before = [cpuSeconds(server), cpuSeconds(db)];
       const l = await load(t.url, t.headers, PAYMENT, DURATION);
       // Backends a pool opened during the round count whole (an idle pool closes its connections).
@@ -107,7 +120,9 @@ try {
       const perRequest = (a: number, b: number) => Number(((1000 * (b - a)) / Math.max(1, l.requests)).toFixed(3));
       const r = { ...l, serverCpuMs: perRequest(before[0]!, cpuSeconds(server)), dbCpuMs: perRequest(before[1]!, dbAfter) };
       t.runs.push(r);
-      console.log(`round ${i + 1} ${t.v.name.padEnd(16)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  errors ${r.non2xx + r.errors}  CPU ms/request: server ${r.serverCpuMs}, database ${r.dbCpuMs}`);
+      const insertsAfter = inserts && (await insertCounters(t.url));
+      const perStatement = inserts && insertsAfter ? `  rows/insert ${((insertsAfter.rows - inserts.rows) / Math.max(1, insertsAfter.statements - inserts.statements)).toFixed(1)}` : '';
+      console.log(`round ${i + 1} ${t.v.name.padEnd(16)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  errors ${r.non2xx + r.errors}  CPU ms/request: server ${r.serverCpuMs}, database ${r.dbCpuMs}${perStatement}`);
     }
   }
   const first = median(targets[0]!.runs.map((r) => r.rps));

@@ -19,6 +19,8 @@ export interface Config {
   /** Named prepared statements on PostgreSQL: `auto` names them unless DATABASE_URL leads to a pooler. */
   dbStatements: 'auto' | 'named' | 'unnamed';
   dbPoolSize: number;
+  /** Create's group commit: insert statements in flight at once (0 = every create its own statement). */
+  createBatchConcurrency: number;
   /** name=value server settings of the embedded PGlite instead of its memory-sized defaults. */
   pgliteSettings: string[] | undefined;
   /** Extra product segments that mount the merchant API besides `gateway` (e.g. `tpay`). */
@@ -163,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseDirectUrl,
     dbStatements,
     dbPoolSize: int(env, 'KARIBCHE_DB_POOL', 20, 1, 500),
+    createBatchConcurrency: int(env, 'KARIBCHE_CREATE_BATCH_CONCURRENCY', databaseUrl ? 2 : 1, 0, 100),
     pgliteSettings,
     pathAliases: pathAliases.filter((a) => a !== 'gateway'),
     adminToken,

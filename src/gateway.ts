@@ -10,6 +10,7 @@ import { ConfigError, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
 import { MerchantDirectory } from './merchants/directory.ts';
 import { Metrics } from './ops/metrics.ts';
+import { batchedInserts } from './payments/create-batch.ts';
 import { ExpirySweeper } from './payments/expiry.ts';
 import { SharedClock } from './sandbox/clock-store.ts';
 import type { Services } from './services.ts';
@@ -82,7 +83,9 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     const acquirer = instrumentAcquirer(config.mode === 'sandbox' ? withSandboxFaults(connector, db, clock) : connector, metrics);
     const checkoutSecret = await sharedSecret(db, 'checkout_secret');
     const callbacks = new CallbackDispatcher({ db, clock, config, merchants, metrics, log });
-    const services: Services = { config, db, clock, sharedClock, merchants, tokens, sweeper, metrics, log, acquirer, checkoutSecret, callbacks };
+    const inserts = batchedInserts(db, config.createBatchConcurrency);
+    metrics.watchPaymentInserts(() => inserts);
+    const services: Services = { config, db, clock, sharedClock, merchants, tokens, sweeper, metrics, log, acquirer, checkoutSecret, callbacks, inserts };
     const draining = { value: false };
     const app = await buildApp(services, draining);
     await app.ready();

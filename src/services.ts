@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import type { MerchantDirectory } from './merchants/directory.ts';
 import type { Merchant } from './merchants/merchant.ts';
 import type { Metrics } from './ops/metrics.ts';
+import type { PaymentInserts } from './payments/deps.ts';
 import type { ExpirySweeper } from './payments/expiry.ts';
 import type { SharedClock } from './sandbox/clock-store.ts';
 import type { Db } from './store/db.ts';
@@ -24,6 +25,8 @@ export interface Services {
   metrics: Metrics;
   acquirer: Acquirer;
   callbacks: CallbackDispatcher;
+  /** Create's group commit of new payments. */
+  inserts: PaymentInserts;
   /** Secret for checkout CSRF tokens and QR links, shared by every process through the database. */
   checkoutSecret: Buffer;
   log: Logger;

@@ -21,10 +21,11 @@ export interface UnitOfWork<R> {
    * (and, for `work`, what it does there: the reconciler finishes such keys). */
   reach<T>(point: Resumption['point'], payId: string, fn: (q: Queryable) => Promise<T>, work?: LinkedWork): Promise<T>;
   /**
-   * Runs fn atomically and stores its result as the request's answer. `oneStatement`: fn issues a
-   * single statement, which without a key needs no explicit transaction (the create hot path).
+   * Runs fn atomically and stores its result as the request's answer. `alone`: the same change as
+   * fn when there is no key to record with it — one statement that needs no transaction of its own
+   * and may share a statement with other requests' (create's group commit); with a key fn runs.
    */
-  finish(fn: (q: Queryable) => Promise<R>, opts?: { oneStatement?: boolean }): Promise<R>;
+  finish(fn: (q: Queryable) => Promise<R>, opts?: { alone?: () => Promise<R> }): Promise<R>;
   /** Runs fn atomically and frees the key: the request ends without a lasting change (the acquirer
    * refused), so a retry is a fresh request. */
   abandon<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
@@ -41,7 +42,7 @@ export function unkeyed<R>(db: Db): UnitOfWork<R> {
   return {
     resume: null,
     reach: (_point, _payId, fn) => db.tx(fn),
-    finish: (fn, opts) => (opts?.oneStatement ? fn(db) : db.tx(fn)),
+    finish: (fn, opts) => (opts?.alone ? opts.alone() : db.tx(fn)),
     abandon: (fn) => db.tx(fn),
   };
 }

@@ -81,4 +81,21 @@ export class Metrics {
     gauge('karibche_callbacks_undeliverable', 'Callbacks with no URL to go to', (b) => b.undeliverable);
     gauge('karibche_callbacks_oldest_pending_seconds', 'Age of the oldest callback still pending', (b) => b.oldestSeconds);
   }
+
+  /** Create's group commit: statements written and the payments they carried (rows per statement
+   * = rows / statements; read from the batcher's own counters when scraped). */
+  watchPaymentInserts(read: () => { statements: number; items: number }): void {
+    const counter = (name: string, help: string, pick: (c: { statements: number; items: number }) => number) =>
+      new Counter({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          this.inc(pick(read()));
+        },
+      });
+    counter('karibche_payment_insert_statements_total', "INSERT statements of create's group commit", (c) => c.statements);
+    counter('karibche_payment_insert_rows_total', "Payments written by create's group commit (rows per statement = this / statements)", (c) => c.items);
+  }
 }

@@ -1,5 +1,5 @@
 // Create payment (SPEC 4): the rules, then one insert — without an Idempotency-Key a single
-// statement, its own transaction: the hot path is one round trip.
+// statement, its own transaction, shared under load with other requests' inserts (group commit).
 import type { UnitOfWork } from '../idempotency/unit-of-work.ts';
 import type { Merchant } from '../merchants/merchant.ts';
 import { countDailyVolume, countsDailyVolume } from './daily-volume.ts';
@@ -18,7 +18,7 @@ export interface CreatedPayment {
   expirationMinutes: number;
 }
 
-export async function createPayment(s: Pick<PaymentDeps, 'db' | 'clock' | 'config'>, merchant: Merchant, input: CreatePaymentInput, uow: UnitOfWork<CreatedPayment>): Promise<CreatedPayment> {
+export async function createPayment(s: Pick<PaymentDeps, 'db' | 'clock' | 'config' | 'inserts'>, merchant: Merchant, input: CreatePaymentInput, uow: UnitOfWork<CreatedPayment>): Promise<CreatedPayment> {
   const ctx = ruleContext(s, merchant);
   const payment = checkCreatePayment(input, ctx);
   const payId = newPayId();
@@ -26,12 +26,20 @@ export async function createPayment(s: Pick<PaymentDeps, 'db' | 'clock' | 'confi
   const row = { payId, clientId: merchant.clientId, recId, payment, now: ctx.now, expiresAt: new Date(ctx.now.getTime() + payment.expirationMinutes * 60_000) };
   // A bank-profile merchant's GEL payment also counts against its daily limit, in the same transaction.
   const counted = countsDailyVolume(merchant, payment.currency);
+  const created: CreatedPayment = { payId, currency: payment.currency, amount: payment.amount, recId, preAuth: payment.preAuth, expirationMinutes: payment.expirationMinutes };
   return uow.finish(
     async (q) => {
       await insertPayment(q, row);
       if (counted) await countDailyVolume(q, merchant, { payId, amount: payment.amount, field: 'amount.total' }, ctx.now, s.config.timeZone);
-      return { payId, currency: payment.currency, amount: payment.amount, recId, preAuth: payment.preAuth, expirationMinutes: payment.expirationMinutes };
+      return created;
     },
-    { oneStatement: !counted },
+    counted
+      ? undefined
+      : {
+          alone: async () => {
+            await (s.inserts ? s.inserts.add(row) : insertPayment(s.db, row));
+            return created;
+          },
+        },
   );
 }

@@ -8,9 +8,17 @@ import type { Merchant } from '../merchants/merchant.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { Db } from '../store/db.ts';
 import type { RuleContext } from './rules/policy.ts';
+import type { InsertPayment } from './store.ts';
+
+/** Where create's new payments are written: one statement for many requests under load. */
+export interface PaymentInserts {
+  add(row: InsertPayment): Promise<void>;
+}
 
 export interface PaymentDeps {
   db: Db;
+  /** Create's group commit (src/store/batcher.ts); without it each payment is its own statement. */
+  inserts?: PaymentInserts;
   clock: Clock;
   acquirer: Acquirer;
   /** The request's own log when there is a request (its id on every line), else the process's. */

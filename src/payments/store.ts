@@ -20,28 +20,51 @@ export interface InsertPayment {
   expiresAt: Date;
 }
 
+const INSERT_COLUMNS = `pay_id, client_id, status, currency, amount, subtotal, tax, shipping, return_url,
+       callback_url, extra, extra2, split_iban, split_amount, split_returned_amount, user_ip, expiration_minutes,
+       expires_at, methods, installment_products, pre_auth, language, merchant_payment_id, skip_info_message,
+       save_card, save_card_to_date, rec_id, description, created_at, updated_at, charged_rec_id, initiator`;
+/** Parameters per row: every column but `status` (a constant) and `updated_at` (= created_at). */
+const PARAMS_PER_ROW = 30;
+
+function insertValues(p: InsertPayment): unknown[] {
+  const n = p.payment;
+  return [
+    p.payId, p.clientId, n.currency, n.amount, n.subtotal, n.tax, n.shipping, n.returnUrl,
+    n.callbackUrl, n.extra, n.extra2, n.split?.iban ?? null, n.split?.amount ?? null, n.split ? 0 : null, n.userIp,
+    n.expirationMinutes, p.expiresAt, n.methods,
+    n.installmentProducts ? JSON.stringify(n.installmentProducts) : null, n.preAuth, n.language,
+    n.merchantPaymentId, n.skipInfoMessage, n.saveCard, n.saveCardToDate, p.recId, n.description, p.now,
+    p.charge?.recId ?? null, p.charge?.initiator ?? 'client',
+  ];
+}
+
+/** One row's placeholders, its parameters numbered from base + 1. */
+function rowPlaceholders(base: number): string {
+  const $ = (i: number) => `$${base + i}`;
+  const cols = [1, 2, "'Created'", 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 28, 29, 30];
+  return `(${cols.map((c) => (typeof c === 'number' ? $(c) : c)).join(',')})`;
+}
+
+// The statement for n rows, built once per n (a prepared statement per batch size in use).
+const insertSql: string[] = [];
+function insertStatement(n: number): string {
+  return (insertSql[n] ??= `INSERT INTO payments (${INSERT_COLUMNS}) VALUES ${Array.from({ length: n }, (_, i) => rowPlaceholders(i * PARAMS_PER_ROW)).join(',')}`);
+}
+
 /**
  * Inserts a Created payment: one prepared statement, one round trip. Creation is the initial state,
  * not a change, so it writes no event; the first event (seq 1) is the first status change.
  */
 export async function insertPayment(q: Queryable, p: InsertPayment): Promise<void> {
-  const n = p.payment;
-  await q.query(
-    `INSERT INTO payments (pay_id, client_id, status, currency, amount, subtotal, tax, shipping, return_url,
-       callback_url, extra, extra2, split_iban, split_amount, split_returned_amount, user_ip, expiration_minutes,
-       expires_at, methods, installment_products, pre_auth, language, merchant_payment_id, skip_info_message,
-       save_card, save_card_to_date, rec_id, description, created_at, updated_at, charged_rec_id, initiator)
-     VALUES ($1,$2,'Created',$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,$28,$29,$30)`,
-    [
-      p.payId, p.clientId, n.currency, n.amount, n.subtotal, n.tax, n.shipping, n.returnUrl,
-      n.callbackUrl, n.extra, n.extra2, n.split?.iban ?? null, n.split?.amount ?? null, n.split ? 0 : null, n.userIp,
-      n.expirationMinutes, p.expiresAt, n.methods,
-      n.installmentProducts ? JSON.stringify(n.installmentProducts) : null, n.preAuth, n.language,
-      n.merchantPaymentId, n.skipInfoMessage, n.saveCard, n.saveCardToDate, p.recId, n.description, p.now,
-      p.charge?.recId ?? null, p.charge?.initiator ?? 'client',
-    ],
-    'insert_payment',
-  );
+  await insertPayments(q, [p]);
+}
+
+/** Inserts several Created payments in one statement (create's group commit, src/store/batcher.ts). */
+export async function insertPayments(q: Queryable, rows: readonly InsertPayment[]): Promise<void> {
+  if (rows.length === 0) return;
+  const params = rows.length === 1 ? insertValues(rows[0]!) : rows.flatMap(insertValues);
+  await q.query(insertStatement(rows.length), params, rows.length === 1 ? 'insert_payment' : `insert_payments_${rows.length}`);
 }
 
 /** A merchant's payment; another merchant's payId finds nothing, exactly like an unknown one. */
