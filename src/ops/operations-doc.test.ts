@@ -20,6 +20,7 @@ describe('docs/operations.md', () => {
   it('documents every metric the gateway defines', async () => {
     const metrics = new Metrics(false);
     metrics.watchCallbackBacklog(async () => ({ pending: 0, failing: 0, failed: 0, undeliverable: 0, oldestSeconds: 0 }));
+    metrics.watchPaymentInserts(() => ({ statements: 0, items: 0 }));
     const names = (await metrics.registry.getMetricsAsJSON()).map((m) => m.name);
     assert.ok(names.length >= 15, names.join(', '));
     const doc = read('docs/operations.md');
