@@ -84,18 +84,27 @@ export class AuthFailures {
     await this.failed(await this.reserve(undefined, ip));
   }
 
+  // Every statement that changes several counters locks them in key order, as reserve() does: an
+  // UPDATE ... WHERE key = ANY locks them in the order its plan scans them (the table's physical
+  // order on a sequential scan), and two attempts locking an address and a client_id in opposite
+  // orders deadlock (PostgreSQL aborted one; the client got a 500).
   private async release(keys: string[], asFailure: boolean): Promise<void> {
     await this.db.query(
-      `UPDATE auth_failures SET pending = GREATEST(pending - 1, 0), failures = failures + $2 WHERE key = ANY ($1::text[])`,
+      `WITH locked AS (SELECT key FROM auth_failures WHERE key = ANY ($1::text[]) ORDER BY key FOR UPDATE)
+       UPDATE auth_failures a SET pending = GREATEST(a.pending - 1, 0), failures = a.failures + $2 FROM locked WHERE a.key = locked.key`,
       [keys, asFailure ? 1 : 0],
+      'auth_failures_release',
     );
   }
 
   /** Drops this guard's counters whose window has passed (on its own clock). */
   async prune(): Promise<void> {
-    await this.db.query('DELETE FROM auth_failures WHERE window_start <= $1 AND pending = 0 AND key LIKE ANY ($2::text[])', [
-      new Date(this.clock.nowMs() - this.windowSeconds * 1000),
-      [`${this.namespace}ip:%`, `${this.namespace}cid:%`],
-    ]);
+    // Counters an attempt holds right now are skipped (SKIP LOCKED): pruning never waits on, nor
+    // deadlocks with, an attempt.
+    await this.db.query(
+      `DELETE FROM auth_failures WHERE key IN (
+         SELECT key FROM auth_failures WHERE window_start <= $1 AND pending = 0 AND key LIKE ANY ($2::text[]) ORDER BY key FOR UPDATE SKIP LOCKED)`,
+      [new Date(this.clock.nowMs() - this.windowSeconds * 1000), [`${this.namespace}ip:%`, `${this.namespace}cid:%`]],
+    );
   }
 }

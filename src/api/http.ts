@@ -1,7 +1,7 @@
 // HTTP conventions shared by every route (SPEC 1 and 12): JSON parsing that tolerates an empty
 // body, lenient binding before validation, and one error handler that answers problem JSON.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isUnavailable } from '../store/db.ts';
+import { isConflict, isUnavailable } from '../store/db.ts';
 import { ERRORS } from '../errors/catalogue.ts';
 import { GatewayError, gatewayError, invalidFields, type FieldError } from '../errors/gateway-error.ts';
 import { isWellFormedText } from '../payments/text.ts';
@@ -113,6 +113,10 @@ export function registerHttpConventions(app: FastifyInstance, publicUrl: string,
     if (isUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable');
       return sendProblem(reply, publicUrl, gatewayError(ERRORS.unavailable, { retryAfterSeconds: 5 }));
+    }
+    if (isConflict(error)) {
+      request.log.error({ err: error }, 'database conflict: the request was rolled back');
+      return sendProblem(reply, publicUrl, gatewayError(ERRORS.unavailable, { detail: 'A concurrent change got in the way and nothing was changed; retry the request.', retryAfterSeconds: 1 }));
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(reply, publicUrl, gatewayError(ERRORS.internal, { detail: `Internal error (request id ${request.id})` }));

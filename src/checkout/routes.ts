@@ -19,7 +19,7 @@ import { selectPaymentById } from '../payments/store.ts';
 import { isFinal, STATUS } from '../payments/state-machine.ts';
 import { yearMonthIn } from '../payments/text.ts';
 import { forRequest, type Services } from '../services.ts';
-import { isUnavailable } from '../store/db.ts';
+import { isConflict, isUnavailable } from '../store/db.ts';
 import { brandCss } from './brand.ts';
 import { CSRF_COOKIE, csrfToken, csrfValid, newCsrfCookie, qrToken } from './csrf.ts';
 import { FORM_COOKIE, FORM_COOKIE_SECONDS, decodeMemory, encodeMemory, type FormMemory } from './form-memory.ts';
@@ -70,6 +70,8 @@ export function sendCheckoutError(error: Error, request: FastifyRequest, reply: 
           ? new CheckoutError(clientStatus, 'error')
           : isUnavailable(error)
             ? new CheckoutError(503, 'error')
+            : isConflict(error)
+              ? (request.log.error({ err: error }, 'database conflict: the request was rolled back'), new CheckoutError(503, 'error'))
             : (request.log.error({ err: error }, 'checkout error'), new CheckoutError(500, 'error'));
   const text = e.key === 'notFound' ? t.notFoundText : e.key === 'error' ? t.error : t[e.key];
   // Its own policy (the API's would block the stylesheet). No upgrade-insecure-requests here: the

@@ -7,7 +7,7 @@ import { problemBody } from '../api/problem.ts';
 import { ERRORS, type Operation } from '../errors/catalogue.ts';
 import { GatewayError, gatewayError } from '../errors/gateway-error.ts';
 import type { Services } from '../services.ts';
-import { isUnavailable } from '../store/db.ts';
+import { isConflict, isUnavailable } from '../store/db.ts';
 import { html } from '../web/html.ts';
 import { hmacToken, tokenMatches } from '../web/tokens.ts';
 import { isLanguage, texts, type Language, type Texts } from './i18n.ts';
@@ -158,19 +158,20 @@ function shownFor(error: Error): Shown | null {
   }
   const status = (error as { statusCode?: number }).statusCode;
   if (status && status >= 400 && status < 500) return { status, title: 'problemTitle', text: 'badRequest' };
-  if (isUnavailable(error)) return { status: 503, title: 'errorTitle', text: 'unavailable' };
+  if (isUnavailable(error) || isConflict(error)) return { status: 503, title: 'errorTitle', text: 'unavailable' };
   return { status: 500, title: 'errorTitle', text: 'internal' };
 }
 
 /**
  * The error handler of every dashboard route: a page with the message, whatever went wrong. A
  * client's mistake (a malformed form, a forged or stale form, too many attempts) keeps its 4xx
- * status; a database outage is a 503; anything else a 500 (logged).
+ * status; a database outage or a conflict PostgreSQL rolled back is a 503; anything else a 500
+ * (logged, as conflicts are).
  */
 export function sendDashboardError(d: Dashboard, error: Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const v = viewOf(d, request, '/dashboard/payments');
   const shown = shownFor(error);
-  if (shown?.status === 500) request.log.error({ err: error }, 'dashboard error');
+  if (shown?.status === 500 || isConflict(error)) request.log.error({ err: error }, 'dashboard error');
   reply.header('Content-Security-Policy', d.csp).header('Cache-Control', 'no-store');
   if (error instanceof GatewayError && error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.retryAfterSeconds));
   const back = request.method === 'GET' ? undefined : '/dashboard/payments';

@@ -79,7 +79,7 @@ export const ERRORS = {
   idempotencyMismatch: def(422, '001', 'Idempotency key reused', POST_OPERATIONS, 'This Idempotency-Key was used within 24 h for a different request body or endpoint.'),
   tooManyRequests: def(429, '001', 'Too many requests', ALL, 'Rate limit reached; wait for the number of seconds in `Retry-After`.'),
   internal: def(500, '001', 'Internal error', ALL, 'An unexpected error; nothing was changed unless the payment shows otherwise. Logged with the request id.'),
-  unavailable: def(503, '001', 'Service unavailable', ALL, 'The database cannot be reached right now; retry shortly.'),
+  unavailable: def(503, '001', 'Service unavailable', ALL, 'The database cannot be reached right now, or a concurrent change got in the way; nothing was changed: retry shortly (Retry-After).'),
 
   // access-token
   invalidClientCredentials: def(400, '001', 'Invalid client credentials', ['access-token'], 'client_id or client_secret is missing or wrong.'),

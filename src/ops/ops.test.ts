@@ -56,7 +56,7 @@ for (const backend of BACKENDS) {
     });
     after(() => t.close());
 
-    it('answers 503 with Retry-After when the database is unreachable, 500 for a bug, both as problem JSON', async () => {
+    it('answers 503 with Retry-After when the database is unreachable or rolled a conflict back, 500 for a bug, both as problem JSON', async () => {
       const m = await MerchantClient.create(t);
       const id = (await m.createPayment(basicPayment())).json().payId;
       const db = t.gw.services.db;
@@ -71,6 +71,20 @@ for (const backend of BACKENDS) {
         assert.equal(down.headers['retry-after'], '5');
         assert.match(String(down.headers['content-type']), /application\/problem\+json/);
         assert.equal((await t.app.inject('/readyz')).statusCode, 503);
+        // A deadlock (or serialisation failure) PostgreSQL rolled back: nothing changed, retry.
+        for (const code of ['40P01', '40001', '55P03']) {
+          db.query = async () => {
+            throw Object.assign(new Error('deadlock detected'), { code });
+          };
+          const conflict = await m.getPayment(id);
+          assert.equal(conflict.statusCode, 503, code);
+          assert.equal(conflict.json().systemCode, 'get-payment.503.001');
+          assert.equal(conflict.headers['retry-after'], '1');
+          assert.match(conflict.json().detail, /concurrent change .* nothing was changed; retry/);
+          const page = await t.app.inject({ method: 'GET', url: `/checkout/${id}` });
+          assert.equal(page.statusCode, 503, `checkout ${code}`);
+          assert.match(String(page.headers['content-type']), /^text\/html/);
+        }
         db.query = async () => {
           throw new Error('unexpected');
         };

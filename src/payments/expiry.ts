@@ -5,11 +5,19 @@
 // is due on its own merchant's clock (the sweep adds each merchant's sandbox offset in SQL).
 import type { Clock } from '../clock.ts';
 import type { Metrics } from '../ops/metrics.ts';
-import type { Queryable } from '../store/db.ts';
-import { STATUS } from './state-machine.ts';
-import { columnValue, moveOne, moveStatus, type StatusWitness } from './store.ts';
+import type { Db, Queryable } from '../store/db.ts';
+import type { PaymentRow } from './row.ts';
+import { STATUS, type Status } from './state-machine.ts';
+import { columnValue, moveOne, moveStatus, type PaymentPatch, type PaymentSelector, type StatusWitness } from './store.ts';
 
 const BATCH = 500;
+/**
+ * The advisory lock one sweep batch holds: sweeps of several processes take turns. Each expired
+ * bank-profile payment gives its volume back by a trigger (migration 060) that locks the merchant's
+ * day row in the order the batch's UPDATE happens to visit its payments; two batches at once could
+ * lock two such rows in opposite orders and deadlock. One at a time, they cannot.
+ */
+export const SWEEP_LOCK = 72_616_936;
 
 /** Expires one payment if it is still Created and due; true when it did. */
 export async function expireOne(q: Queryable, payId: string, now: Date, w: StatusWitness): Promise<boolean> {
@@ -23,7 +31,7 @@ export class ExpirySweeper {
   private last: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly db: Queryable,
+    private readonly db: Db,
     private readonly clock: Clock,
     private readonly w: StatusWitness & { metrics?: Pick<Metrics, 'paymentStatusChanges' | 'paymentsExpired'> },
   ) {}
@@ -41,16 +49,24 @@ export class ExpirySweeper {
     return clientId === undefined ? expiredOf.length : expiredOf.filter((c) => c === clientId).length;
   }
 
+  /** One batch of moves under the sweep lock, in a transaction of its own. */
+  private batch(sel: Extract<PaymentSelector, { due: string }>, to: Status, patch: PaymentPatch): Promise<PaymentRow[]> {
+    return this.db.tx(async (q) => {
+      await q.query('SELECT pg_advisory_xact_lock($1)', [SWEEP_LOCK], 'sweep_lock');
+      return moveStatus(q, sel, to, patch, this.clock.base.now(), this.w);
+    });
+  }
+
   /** The merchant of every payment it expired. */
   private async run(): Promise<string[]> {
     const expiredOf: string[] = [];
     for (;;) {
-      const expired = await moveStatus(this.db, { due: 'expires_at', from: STATUS.created, limit: BATCH }, STATUS.expired, {}, this.clock.base.now(), this.w);
+      const expired = await this.batch({ due: 'expires_at', from: STATUS.created, limit: BATCH }, STATUS.expired, {});
       for (const p of expired) expiredOf.push(p.client_id);
       if (expired.length < BATCH) break;
     }
     for (;;) {
-      const released = await moveStatus(this.db, { due: 'pre_auth_expires_at', from: STATUS.waitingConfirm, limit: BATCH }, STATUS.returned, RELEASE_ALL, this.clock.base.now(), this.w);
+      const released = await this.batch({ due: 'pre_auth_expires_at', from: STATUS.waitingConfirm, limit: BATCH }, STATUS.returned, RELEASE_ALL);
       if (released.length) this.w.log.info({ released: released.length }, 'released expired pre-authorisation blocks');
       if (released.length < BATCH) break;
     }

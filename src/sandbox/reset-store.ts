@@ -25,6 +25,12 @@ export async function resetMerchant(db: Db, clientId: string): Promise<ResetCoun
     const payIds = (await q.query<{ pay_id: string }>('SELECT pay_id FROM payments WHERE client_id = $1 ORDER BY pay_id FOR UPDATE', [clientId])).rows.map((r) => r.pay_id);
     const ids = [payIds];
     const one = [clientId];
+    // Rows that other transactions lock several at a time are locked here first, in their order:
+    // the daily volumes before the idempotency keys (a keyed create counts its volume, then records
+    // its key), the callback deliveries by event id (bulk redelivery). Deleting them in scan order
+    // could take them in the opposite order and deadlock.
+    await q.query('SELECT business_day FROM merchant_daily_volume WHERE client_id = $1 ORDER BY business_day FOR UPDATE', one);
+    await q.query('SELECT event_id FROM callback_deliveries WHERE client_id = $1 ORDER BY event_id FOR UPDATE', one);
     await q.query('DELETE FROM callback_attempts WHERE event_id IN (SELECT event_id FROM callback_deliveries WHERE client_id = $1)', one);
     const callbacks = await count(q, 'DELETE FROM callback_deliveries WHERE client_id = $1', one);
     await q.query('DELETE FROM conformance_fetches WHERE run_id IN (SELECT run_id FROM conformance_runs WHERE client_id = $1)', one);
