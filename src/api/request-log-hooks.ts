@@ -2,7 +2,7 @@
 // recorded after its response is sent (time, method, path, status, systemCode, latency, request id,
 // redacted bodies). The write is batched by RequestLog, off the request path.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { redactBody } from '../requests/redact.ts';
+import { redactBody, redactUrl, truncate } from '../requests/redact.ts';
 import { RequestLog } from '../requests/log.ts';
 import type { Services } from '../services.ts';
 
@@ -35,7 +35,7 @@ export function installRequestLog(app: FastifyInstance, s: Services): RequestLog
       clientId: request.merchant.clientId,
       createdAt: new Date(), // transport time: when the gateway answered
       method: request.method,
-      path: request.url.length > 500 ? request.url.slice(0, 500) : request.url,
+      path: truncate(redactUrl(request.url), 500),
       status: reply.statusCode,
       systemCode: reply.statusCode >= 400 && response ? (SYSTEM_CODE.exec(response)?.[1] ?? null) : null,
       latencyMs: Math.round(reply.elapsedTime),
@@ -47,3 +47,4 @@ export function installRequestLog(app: FastifyInstance, s: Services): RequestLog
   app.addHook('onClose', () => log.flush());
   return log;
 }
+

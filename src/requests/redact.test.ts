@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { newCallbackSecret } from '../merchants/credentials.ts';
 import { cardNumbersIn } from '../payments/card.ts';
-import { redactBody } from './redact.ts';
+import { MAX_STORED_BODY, redactBody, redactUrl, truncate } from './redact.ts';
 
 describe('request log redaction', () => {
   it('removes whole Standard Webhooks secrets (base64 with + / =) from free text', () => {
@@ -71,7 +71,7 @@ describe('request log redaction', () => {
       fc.boolean(),
       fc.constant(null),
     );
-    const key = fc.oneof(fc.constantFrom('token', 'clientSecret', 'pan', 'note', 'amount', 'card_number', 'x_y'), fc.string({ maxLength: 6 }));
+    const key = fc.oneof(fc.constantFrom('token', 'clientSecret', 'pan', 'note', 'amount', 'card_number', 'x_y', 'note 4111111111111111', '{"client_secret":"zzhiddenzz"}', 'kbs_Ab9'), fc.string({ maxLength: 6 }));
     const value = fc.letrec((tie) => ({
       v: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(key, tie('v'), { maxKeys: 3 })),
     })).v;
@@ -85,9 +85,69 @@ describe('request log redaction', () => {
         const pretty = redactBody(JSON.stringify(v, null, 2));
         assert.deepEqual(JSON.parse(fromText!), JSON.parse(fromValue!));
         assert.deepEqual(JSON.parse(pretty!), JSON.parse(fromValue!));
-        for (const stored of [fromText!, fromValue!, pretty!]) assert.deepEqual(cardNumbersIn(stored), [], stored);
+        for (const stored of [fromText!, fromValue!, pretty!]) {
+          assert.deepEqual(cardNumbersIn(stored), [], stored);
+          assert.ok(!/zzhiddenzz|kbs_Ab9/.test(stored), stored);
+        }
       }),
       { numRuns: 1000 },
+    );
+  });
+
+  it('scrubs keys too: a JSON document posted as a form is one key, with its card number and secret', () => {
+    const formParsed = { '{"amount":4111111111111111,"client_secret":"hunter2"}': '', 'kbs_abcdef': 'x', 'note 5555 5555 5555 4444': 1, plain_name: 'kept' };
+    const stored = redactBody(formParsed)!;
+    assert.deepEqual(cardNumbersIn(stored), [], stored);
+    assert.ok(!stored.includes('hunter2') && !stored.includes('kbs_abcdef'), stored);
+    assert.deepEqual(Object.keys(JSON.parse(stored)), ['[redacted]', 'kbs_[redacted]', 'note ••••4444', 'plain_name']);
+    // Two keys scrubbed to the same text both stay.
+    assert.deepEqual(Object.keys(JSON.parse(redactBody({ 'a 4111111111111111': 1, 'a 5555555555551111': 2 })!)), ['a ••••1111', 'a ••••1111 (2)']);
+  });
+
+  it('cuts a long body without leaving the head of a longer digit run that reads as a card number', () => {
+    const run = '41111111111111112345'; // 20 digits: no card number; its first 16 are one
+    const body = `${'x'.repeat(MAX_STORED_BODY - 17)} ${run} and more`;
+    assert.deepEqual(cardNumbersIn(body), []);
+    assert.deepEqual(cardNumbersIn(`${body.slice(0, MAX_STORED_BODY)}…`), ['4111111111111111'], 'the naive cut');
+    const stored = redactBody(body)!;
+    assert.deepEqual(cardNumbersIn(stored), [], stored.slice(-40));
+    assert.ok(stored.endsWith('x…') && stored.length <= MAX_STORED_BODY + 1, stored.slice(-40));
+    assert.equal(truncate('short', 10), 'short');
+    assert.equal(truncate('0123456789abc', 10), '0123456789…');
+    assert.equal(truncate('ab 0123456789012', 10), 'ab…');
+    assert.equal(truncate('abcdefghij klm', 10), 'abcdefghij…');
+  });
+
+  it('redacts URLs: card numbers in the path or query however encoded, secret-named parameters; a clean URL as it is', () => {
+    const clean = '/v1/gateway/payments/3c5f28b86ec853f6a1b2c3d4e5f60718?limit=10&status=Succeeded';
+    assert.equal(redactUrl(clean), clean);
+    assert.equal(redactUrl('/v1/gateway/payments'), '/v1/gateway/payments');
+    assert.equal(redactUrl('/checkout/4111111111111111?number=4111%201111%201111%201111&client_secret=abc&x=1'), '/checkout/••••1111?number=••••1111&client_secret=[redacted]&x=1');
+    assert.equal(redactUrl('/p/%34%31%31%31%31%31%31%31%31%31%31%31%31%31%31%31'), '/p/••••1111');
+    assert.equal(redactUrl('/p?token=kbs_x&note=my%20kbs_secret1'), '/p?token=[redacted]&note=my kbs_[redacted]');
+    // A card only in the text as sent ("4111…1111" then an escaped 4): what is logged is the decoded
+    // text, scrubbed (a run of 12-19 digits is masked whatever it is).
+    assert.equal(redactUrl('/p/4111111111111111%34'), '/p/••••1114');
+    const piece = fc.oneof(
+      fc.constantFrom('4111111111111111', '5555 5555 5555 4444', '4000-0000-0000-0002', '%34%31%31%31%31%31%31%31%31%31%31%31%31%31%31%31', '+', ' ', '-', '%20', '/', '?', '&', '=', 'client_secret=', 'kbs_Ab9', '%', 'a'),
+      fc.stringMatching(/^\d{1,6}$/),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 10 }), (pieces) => {
+        const url = `/v1/${pieces.join('')}`;
+        const logged = redactUrl(url);
+        let text = logged;
+        try {
+          text = decodeURIComponent(logged.replace(/\+/g, ' ').replace(/%(?![0-9A-Fa-f]{2})/g, '%25'));
+        } catch {
+          // as logged
+        }
+        for (const form of [logged, text]) {
+          assert.deepEqual(cardNumbersIn(form), [], `${url} -> ${logged}`);
+          assert.ok(!form.includes('kbs_Ab9'), `${url} -> ${logged}`);
+        }
+      }),
+      { numRuns: 5000 },
     );
   });
 });

@@ -66,8 +66,72 @@ function scrub(value: unknown, depth = 0): unknown {
   if (depth > 8 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEY.test(k) && v !== null && v !== '' ? '[redacted]' : scrub(v, depth + 1);
+  for (const [k, v] of Object.entries(value)) {
+    let key = scrubKey(k);
+    for (let n = 2; key !== k && Object.hasOwn(out, key); n++) key = `${scrubKey(k)} (${n})`;
+    out[key] = SECRET_KEY.test(k) && v !== null && v !== '' ? '[redacted]' : scrub(v, depth + 1);
+  }
   return out;
+}
+
+/** A field name as code writes one. */
+const PLAIN_KEY = /^[A-Za-z0-9_.$@-]{1,64}$/;
+
+/**
+ * A key holds what a client put there, not always a name: a JSON body posted as a form is ONE key,
+ * the whole document with its card number and client_secret. A key that is no field name and
+ * names a secret is hidden whole; any key is scrubbed as a value is.
+ */
+function scrubKey(k: string): string {
+  if (!PLAIN_KEY.test(k) && SECRET_KEY.test(k)) return '[redacted]';
+  return scrubString(k);
+}
+
+/** A URL part decoded as a server would, leniently: a stray `%` or a broken UTF-8 escape stays as it is. */
+function decoded(s: string): string {
+  const text = s.replace(/\+/g, ' ');
+  if (!text.includes('%')) return text;
+  try {
+    return decodeURIComponent(text.replace(/%(?![0-9A-Fa-f]{2})/g, '%25'));
+  } catch {
+    // Invalid UTF-8 somewhere: the ASCII escapes (digits among them) one by one.
+    return text.replace(/%([0-7][0-9A-Fa-f])/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  }
+}
+
+/**
+ * One part of a URL, as sent when neither it nor its decoded text (`%34%31…` is a card number too)
+ * hides anything. Otherwise its decoded text, scrubbed, with `%` and `+` shown as ％ and ＋: with
+ * no escape left, what is logged reads the same decoded or not, and the scrubbing holds for both.
+ */
+function scrubUrlPart(part: string): string {
+  const text = decoded(part);
+  const clean = scrubString(text);
+  if (clean === text && scrubString(part) === part) return part;
+  return clean.replace(/%/g, '％').replace(/\+/g, '＋');
+}
+
+/**
+ * A request's URL as the access log and the request log keep it: card numbers and secrets out of
+ * its path and query whatever their encoding, and the value of a secret-named query parameter
+ * (`?client_secret=…`) hidden. Most URLs have nothing to hide and are returned as they are.
+ */
+export function redactUrl(url: string): string {
+  if (!url.includes('?') && !url.includes('%') && !url.includes('+') && !mayHide(url)) return url;
+  const q = url.indexOf('?');
+  const path = (q < 0 ? url : url.slice(0, q)).split('/').map(scrubUrlPart).join('/');
+  if (q < 0) return path;
+  const query = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq < 0) return scrubUrlPart(pair);
+      const name = pair.slice(0, eq);
+      return `${scrubUrlPart(name)}=${SECRET_KEY.test(decoded(name)) ? '[redacted]' : scrubUrlPart(pair.slice(eq + 1))}`;
+    })
+    .join('&');
+  return `${path}?${query}`;
 }
 
 /** The body as stored: JSON redacted field by field, anything else scrubbed as text; truncated. */
@@ -83,7 +147,18 @@ export function redactBody(body: unknown): string | null {
     const json = JSON.stringify(body);
     text = json !== undefined && cleanText(json) ? json : JSON.stringify(scrub(body));
   }
-  return text.length > MAX_STORED_BODY ? `${text.slice(0, MAX_STORED_BODY)}…` : text;
+  return truncate(text, MAX_STORED_BODY);
+}
+
+/**
+ * At most `max` characters and an ellipsis. A cut inside a run of digits drops the run's head too:
+ * 16 digits cut from a longer run that is no card number can be one (Luhn-valid one time in ten).
+ */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const next = text.charCodeAt(max);
+  const head = text.slice(0, max);
+  return `${isDigit(next) || next === 32 || next === 45 ? head.replace(/[0-9 -]+$/, '') : head}…`;
 }
 
 function redactParsed(body: string): string {
