@@ -3,10 +3,9 @@
 // batches at once could lock those rows in opposite orders and deadlock, so sweeps take turns
 // under an advisory lock (src/payments/expiry.ts).
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import pg from 'pg';
-import type { Gateway } from '../gateway.ts';
-import { EVERYTHING, MerchantClient, basicPayment, secondGateway, startTestGateway, type TestGateway } from '../testing/harness.ts';
+import { EVERYTHING, MerchantClient, basicPayment, useProcesses } from '../testing/harness.ts';
 import { untilSessionsWait } from '../testing/locks.ts';
 import { describePostgres } from '../testing/postgres-only.ts';
 import { SWEEP_LOCK } from './expiry.ts';
@@ -14,19 +13,10 @@ import { SWEEP_LOCK } from './expiry.ts';
 const DAY_MS = 86_400_000;
 
 describePostgres('expiry sweeps of two processes [postgres]', () => {
-  let t: TestGateway;
-  let second: Gateway;
-  before(async () => {
-    t = await startTestGateway('postgres');
-    second = await secondGateway(t);
-  });
-  after(async () => {
-    await second.close();
-    await second.services.db.close();
-    await t.close();
-  });
+  const ctx = useProcesses(1);
 
   it('take turns: a sweep waits while another holds the sweep lock', async () => {
+    const { t } = ctx;
     const holder = new pg.Client({ connectionString: t.testDb.url! });
     await holder.connect();
     try {
@@ -44,6 +34,8 @@ describePostgres('expiry sweeps of two processes [postgres]', () => {
   });
 
   it('do not deadlock on two merchants\' day rows taken in opposite orders', async () => {
+    const { t } = ctx;
+    const second = ctx.others[0]!;
     const [m1, m2] = await Promise.all([0, 1].map(() => MerchantClient.create(t, { ...EVERYTHING, profile: 'bank' })));
     // One after the other, so that the expiry order is the creation order, alternating merchants:
     // the first sweep batch (payments 0-499) begins with m2's payment, the next one with m1's.
@@ -73,6 +65,8 @@ describePostgres('expiry sweeps of two processes [postgres]', () => {
   });
 
   it('expire every payment of many bank-profile merchants and give every daily volume back, with no error', async () => {
+    const { t } = ctx;
+    const second = ctx.others[0]!;
     const merchants = await Promise.all(Array.from({ length: 6 }, () => MerchantClient.create(t, { ...EVERYTHING, profile: 'bank' })));
     // 1,200 payments, the merchants' interleaved in creation (and expiry) order: more than one
     // sweep batch (500), so both processes' sweeps get a share of every merchant's day row.

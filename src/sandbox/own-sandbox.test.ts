@@ -4,10 +4,9 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import type { Gateway } from '../gateway.ts';
 import { BACKENDS } from '../testing/databases.ts';
 import { describePostgres } from '../testing/postgres-only.ts';
-import { ADMIN_TOKEN, EVERYTHING, MerchantClient, TEST_ACQUIRER_MODULE, accessToken, basicPayment, secondGateway, startTestGateway, type TestGateway } from '../testing/harness.ts';
+import { ADMIN_TOKEN, EVERYTHING, MerchantClient, TEST_ACQUIRER_MODULE, accessToken, basicPayment, secondGateway, startTestGateway, useProcesses, type TestGateway } from '../testing/harness.ts';
 import { Receiver } from '../testing/receiver.ts';
 import { selectCallbackBacklog } from '../callbacks/store.ts';
 
@@ -293,19 +292,11 @@ for (const backend of BACKENDS) {
 }
 
 describePostgres("a merchant's clock across processes [postgres]", () => {
-  let t: TestGateway;
-  let second: Gateway;
-  before(async () => {
-    t = await startTestGateway('postgres');
-    second = await secondGateway(t);
-  });
-  after(async () => {
-    await second.close();
-    await second.services.db.close();
-    await t.close();
-  });
+  const ctx = useProcesses(1);
 
   it("a merchant's advance in one process reaches the other (by notification, and on refresh); the other's sweep expires by it", async () => {
+    const { t } = ctx;
+    const second = ctx.others[0]!;
     const a = await MerchantClient.create(t);
     const b = await MerchantClient.create(t);
     const id = a.credentials.clientId;

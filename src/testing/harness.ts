@@ -171,6 +171,27 @@ export async function countRows(t: TestGateway, table: string): Promise<number> 
 }
 
 /**
+ * A gateway on PostgreSQL and `count` more on the same database (each with its own pool, clock and
+ * caches, as other hosts would be) for the tests of a describe block: started before them, closed
+ * after. Read `ctx.t` and `ctx.others` inside the tests.
+ */
+export function useProcesses(count: number): { t: TestGateway; others: Gateway[] } {
+  const ctx = { others: [] as Gateway[] } as { t: TestGateway; others: Gateway[] };
+  before(async () => {
+    ctx.t = await startTestGateway('postgres');
+    for (let i = 0; i < count; i++) ctx.others.push(await secondGateway(ctx.t));
+  });
+  after(async () => {
+    for (const g of ctx.others) {
+      await g.close();
+      await g.services.db.close();
+    }
+    await ctx.t.close();
+  });
+  return ctx;
+}
+
+/**
  * One gateway (and one merchant with everything enabled) for the tests of a describe block on a
  * backend: started before them, closed after. Read `ctx.t` and `ctx.m` inside the tests.
  */
