@@ -148,6 +148,10 @@ for (const backend of BACKENDS) {
       assert.equal(after.returnedAmount, 10);
       const { rows } = await s().db.query<{ status: string }>(`SELECT d.status FROM callback_deliveries d JOIN payment_events e ON e.id = d.event_id WHERE d.pay_id = $1 AND e.status = 'Returned'`, [id]);
       assert.equal(rows.length, 1, 'one Returned callback event');
+      // After the sweep, the same reason (not “wrong status”): a merchant's late completion cannot
+      // depend on whether the sweep has run yet.
+      problem(await complete(id, 5), 400, 'complete-payment.400.056');
+      problem(await cancel(id), 400, 'cancel-payment.400.056');
     });
 
     it('splits refunds between the two accounts and checks the IBAN and amounts', async () => {

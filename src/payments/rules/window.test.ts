@@ -17,14 +17,18 @@ const codes = (f: WindowFacts) => {
 
 describe('the operation window', () => {
   it('allows a pre-authorisation’s void and completion until its block ends, and neither after', () => {
-    const waiting = { status: 'WaitingConfirm', transactionDay: TODAY, refundDays: [] };
+    const waiting = { status: 'WaitingConfirm', transactionDay: TODAY, refundDays: [], released: false };
     assert.deepEqual(open({ ...waiting, blockUntil: new Date(NOW.getTime() + 1) }), ['void', 'complete']);
     assert.deepEqual(open({ ...waiting, blockUntil: NOW }), []);
     assert.deepEqual(codes({ ...waiting, blockUntil: NOW }), { refund: '050', void: '056', complete: '056' });
+    // Once the sweep has returned it, a late completion or void hears the same reason, not “wrong status”.
+    assert.deepEqual(codes({ ...waiting, status: 'Returned', blockUntil: NOW, released: true }), { refund: '056', void: '056', complete: '056' });
+    // A pre-authorisation voided by the merchant is simply Returned.
+    assert.deepEqual(codes({ ...waiting, status: 'Returned', blockUntil: NOW, released: false }), { refund: '050', void: '050', complete: '050' });
   });
 
   it('allows a refund of a paid payment, once on the day of the transaction, again on later days', () => {
-    const paid = { status: 'Succeeded', blockUntil: null, transactionDay: TODAY };
+    const paid = { status: 'Succeeded', blockUntil: null, transactionDay: TODAY, released: false };
     assert.deepEqual(open({ ...paid, refundDays: [] }), ['refund']);
     assert.deepEqual(open({ ...paid, status: 'PartialReturned', refundDays: [TODAY] }), []);
     assert.deepEqual(codes({ ...paid, status: 'PartialReturned', refundDays: [TODAY] }).refund, '053');
@@ -36,7 +40,7 @@ describe('the operation window', () => {
 
   it('allows nothing for a payment that is not paid or pre-authorised', () => {
     for (const status of ['Created', 'Processing', 'Failed', 'Expired', 'Returned', 'CancelPaymentProcessing']) {
-      assert.deepEqual(open({ status, blockUntil: null, transactionDay: TODAY, refundDays: [] }), [], status);
+      assert.deepEqual(open({ status, blockUntil: null, transactionDay: TODAY, refundDays: [], released: false }), [], status);
     }
   });
 });

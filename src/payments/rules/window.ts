@@ -15,6 +15,10 @@ export interface WindowFacts {
   transactionDay: string | null;
   /** The business days with a refund that was not refused (one per refund). */
   refundDays: readonly string[];
+  /** A pre-authorisation its block's end gave back to the customer (Returned with no void or capture
+   * of its own): a late completion or void is told the block expired, whether the sweep has already
+   * run or not. */
+  released: boolean;
 }
 
 /** Why an operation is not allowed now. */
@@ -36,17 +40,21 @@ export function operationWindow(f: WindowFacts, now: Date, today: string): Opera
   // Past its block window a pre-authorisation is released to the customer (the expiry sweep returns
   // it): nothing is left to capture or to void.
   const blockOver: Blocked | null =
-    waiting && f.blockUntil !== null && now.getTime() >= f.blockUntil.getTime() ? { def: ERRORS.blockExpired, detail: 'The pre-authorisation block has expired; the payment was or will be returned' } : null;
+    f.released || (waiting && f.blockUntil !== null && now.getTime() >= f.blockUntil.getTime())
+      ? { def: ERRORS.blockExpired, detail: 'The pre-authorisation block has expired; the payment was or will be returned' }
+      : null;
   return {
     refund: !paid
-      ? waiting
+      ? f.released
+        ? blockOver
+        : waiting
         ? { def: ERRORS.notCancellable, detail: `A ${f.status} payment cannot be refunded: only a Succeeded or PartialReturned one can` }
         : notCancellable
       : today === f.transactionDay && f.refundDays.includes(today)
         ? { def: ERRORS.sameDayCancel, detail: 'A payment can be cancelled only once on the day of the transaction; apply to the bank for the rest, or refund on a later day' }
         : null,
-    void: !waiting ? (paid ? { def: ERRORS.notCancellable, detail: `A ${f.status} payment cannot be voided: only a WaitingConfirm one can` } : notCancellable) : blockOver,
-    complete: !waiting ? { def: ERRORS.notCancellable, detail: `Only a WaitingConfirm payment can be completed; this one is ${f.status}` } : blockOver,
+    void: waiting || f.released ? blockOver : paid ? { def: ERRORS.notCancellable, detail: `A ${f.status} payment cannot be voided: only a WaitingConfirm one can` } : notCancellable,
+    complete: waiting || f.released ? blockOver : { def: ERRORS.notCancellable, detail: `Only a WaitingConfirm payment can be completed; this one is ${f.status}` },
   };
 }
 
@@ -57,5 +65,7 @@ export function windowFacts(p: Pick<PaymentRow, 'status' | 'pre_auth_expires_at'
     blockUntil: p.pre_auth_expires_at,
     transactionDay: businessDay(p.paid_at ?? p.created_at, timeZone),
     refundDays: earlier.filter((o) => o.kind === 'refund' && o.status !== 'refused').map((o) => o.business_day),
+    // Only the expiry sweep returns a pre-authorisation without an operation that was done.
+    released: p.status === STATUS.returned && p.pre_auth_expires_at !== null && !earlier.some((o) => o.status === 'done'),
   };
 }

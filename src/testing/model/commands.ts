@@ -108,7 +108,7 @@ class Create implements Cmd {
     const methods = offeredMethods({ ...this.o, currency, split: split !== null });
     model.payments.push({
       payId: res.json().payId, amount: this.o.total, preAuth: this.o.preAuth, saveCard: this.o.saveCard, split, methods, status: 'Created',
-      confirmed: 0, returned: 0, splitReturned: 0, attempts: 0, createdAtMs: model.nowMs, paidDay: null, blockUntilMs: null, cancelledOnDay: new Set(), card: 'none', recId: null, cardOwner: null, finalEntries: 0, expectsCallbacks: true,
+      confirmed: 0, returned: 0, splitReturned: 0, attempts: 0, createdAtMs: model.nowMs, paidDay: null, blockUntilMs: null, cancelledOnDay: new Set(), released: false, card: 'none', recId: null, cardOwner: null, finalEntries: 0, expectsCallbacks: true,
     });
     const { rows } = await r.t.gw.services.db.query<{ methods: number[] }>('SELECT methods FROM payments WHERE pay_id = $1', [res.json().payId]);
     assert.deepEqual([...rows[0]!.methods].sort((a, b) => a - b), methods, `${this}: offered methods`);
@@ -254,7 +254,7 @@ class ChargeSavedCard implements Cmd {
       assert.equal(charged.status, 'Succeeded', `${this}: ${res.body}`);
       model.payments.push({
         payId: charged.payId, amount: 100, preAuth: false, saveCard: false, split: null, methods: [11], status: 'Succeeded', confirmed: 100, returned: 0, splitReturned: 0, attempts: 1,
-        createdAtMs: model.nowMs, paidDay: today(r), blockUntilMs: null, cancelledOnDay: new Set(), card: 'none', recId: null, cardOwner: cardHolder(p), finalEntries: 1, expectsCallbacks: true,
+        createdAtMs: model.nowMs, paidDay: today(r), blockUntilMs: null, cancelledOnDay: new Set(), released: false, card: 'none', recId: null, cardOwner: cardHolder(p), finalEntries: 1, expectsCallbacks: true,
       });
     } else assert.ok(res.statusCode >= 400 && res.statusCode < 500, `${this} with a ${cardHolder(p).card} card must be refused: ${res.statusCode} ${res.body}`);
     await verify(model, r, String(this));

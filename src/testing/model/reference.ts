@@ -25,6 +25,7 @@ export interface ModelPayment {
   paidDay: string | null; // business day of the approval
   blockUntilMs: number | null; // end of a pre-authorisation's block window (sandbox clock)
   cancelledOnDay: Set<string>; // business days with an accepted refund
+  released: boolean; // a pre-authorisation its block's end returned
   card: 'none' | 'pending' | 'active' | 'deleted';
   recId: string | null;
   /** A saved-card charge is paid with its owner's card: get-payment shows that card while it is active. */
@@ -57,6 +58,7 @@ export function expireDue(m: Model): void {
     if (p.status === 'WaitingConfirm' && p.blockUntilMs !== null && m.nowMs >= p.blockUntilMs) {
       p.returned = p.amount;
       p.splitReturned = p.split ?? 0;
+      p.released = true;
       enter(p, 'Returned');
     }
   }
@@ -65,7 +67,7 @@ export function expireDue(m: Model): void {
 /** Which of refund, void and completion the payment allows now: the gateway's one window function. */
 function windowOf(p: ModelPayment, nowMs: number, today: string) {
   return operationWindow(
-    { status: p.status, blockUntil: p.blockUntilMs === null ? null : new Date(p.blockUntilMs), transactionDay: p.paidDay, refundDays: [...p.cancelledOnDay] },
+    { status: p.status, blockUntil: p.blockUntilMs === null ? null : new Date(p.blockUntilMs), transactionDay: p.paidDay, refundDays: [...p.cancelledOnDay], released: p.released },
     new Date(nowMs),
     today,
   );
