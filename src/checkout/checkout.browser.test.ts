@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { selectPaymentById } from '../payments/store.ts';
 import { BACKENDS } from '../testing/databases.ts';
-import { SCREENSHOTS, launchBrowser, listeningGateway } from '../testing/browser.ts';
+import { SCREENSHOTS, launchBrowser, listeningGateway, screenshot } from '../testing/browser.ts';
 import { EVERYTHING, MerchantClient, accessToken, basicPayment, type TestGateway } from '../testing/harness.ts';
 import { MERCHANT_TEXTS, checkoutTour, type Lang } from './page-tour.ts';
 
@@ -496,7 +496,7 @@ for (const backend of BACKENDS) {
             if (lang === 'en') englishWords += words.length; // the check does see English where there is some
             for (const width of WIDTHS) {
               await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
-              await page.screenshot({ path: path.join(SCREENSHOTS, `checkout-${name}-${width}.png`), fullPage: true });
+              await screenshot(page, `checkout-${name}-${width}`);
               shots++;
             }
             await fresh.close();

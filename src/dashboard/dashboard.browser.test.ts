@@ -6,11 +6,10 @@
 // no violation, and screenshots at 1280 and 390 px in test-artifacts/screenshots/dashboard-*.png.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { BACKENDS } from '../testing/databases.ts';
-import { SCREENSHOTS, launchBrowser, listeningGateway, runAxe } from '../testing/browser.ts';
+import { SCREENSHOTS, launchBrowser, listeningGateway, screenshot, runAxe } from '../testing/browser.ts';
 import { createDashboardUser, type DashboardLogin } from '../testing/dashboard.ts';
 import { EVERYTHING, MerchantClient, SPLIT_IBAN, accessToken, basicPayment, createPaid, type TestGateway } from '../testing/harness.ts';
 import { Receiver } from '../testing/receiver.ts';
@@ -473,7 +472,6 @@ for (const backend of BACKENDS) {
         let axeRuns = 0;
         let axeChecks = 0;
         let shots = 0;
-        fs.mkdirSync(SCREENSHOTS, { recursive: true });
         for (const lang of ['en', 'ka'] as Lang[]) {
           for (const state of states) {
             const name = `${state.name}-${lang}`;
@@ -488,7 +486,7 @@ for (const backend of BACKENDS) {
               await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
               const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
               assert.ok(overflow <= 0, `${name} @${width}: the page is ${overflow} px wider than the screen`);
-              await page.screenshot({ path: path.join(SCREENSHOTS, `dashboard-${name}-${width}.png`), fullPage: true });
+              await screenshot(page, `dashboard-${name}-${width}`);
               shots++;
             }
             await page.close();
