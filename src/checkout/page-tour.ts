@@ -22,12 +22,20 @@ const PRODUCTS = [
   { name: 'Wall mount', price: '25.50', quantity: 2 },
 ];
 
+/**
+ * Payments the tour leaves open live this long. The tour takes minutes (11 on a loaded CI host), and
+ * an open page reloads itself when its countdown reaches zero: with the default 12 minutes a page
+ * opened late in the tour navigated away under the test's feet. The tour must not depend on its own
+ * duration.
+ */
+const TOUR_EXPIRY_MINUTES = 24 * 60;
+
 /** Creates the payments behind the tour's states. The clock moves 61 s forward (one payment expires). */
 export async function checkoutTour(t: TestGateway, m: MerchantClient): Promise<TourState[]> {
   m.token = await accessToken(t.app, m.credentials);
   const publicUrl = t.gw.services.config.publicUrl;
   const create = async (over: Record<string, unknown> = {}): Promise<string> => {
-    const res = await m.createPayment(basicPayment({ returnurl: 'http://127.0.0.1:9/shop/return', description: MERCHANT_TEXTS[1], amount: { currency: 'GEL', total: '1249.90' }, ...over }));
+    const res = await m.createPayment(basicPayment({ returnurl: 'http://127.0.0.1:9/shop/return', description: MERCHANT_TEXTS[1], amount: { currency: 'GEL', total: '1249.90' }, expirationMinutes: TOUR_EXPIRY_MINUTES, ...over }));
     if (res.statusCode !== 200) throw new Error(`create failed: ${res.statusCode} ${res.body}`);
     return res.json().payId;
   };
@@ -85,12 +93,12 @@ export async function checkoutTour(t: TestGateway, m: MerchantClient): Promise<T
   // A shop with a light brand colour and a logo of its own: text on it must stay readable.
   const logo = `data:image/svg+xml;base64,${Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 40"><rect width="40" height="40" rx="8" fill="#1d3557"/><circle cx="20" cy="20" r="9" fill="#ffcc00"/></svg>').toString('base64')}`;
   const branded = await MerchantClient.create(t, { ...EVERYTHING, name: MERCHANT_TEXTS[0], brandColor: '#ffcc00', logoUrl: logo });
-  const brandedPay = (await branded.createPayment(basicPayment({ description: MERCHANT_TEXTS[1] }))).json().payId as string;
+  const brandedPay = (await branded.createPayment(basicPayment({ description: MERCHANT_TEXTS[1], expirationMinutes: TOUR_EXPIRY_MINUTES }))).json().payId as string;
 
   // A shop that takes Ertguli points (6) besides everything else: seven methods on the page.
   const pointsShop = await MerchantClient.create(t, { ...EVERYTHING, name: MERCHANT_TEXTS[0], methods: [...EVERYTHING.methods, 6] });
   const pointsPayment = async () => {
-    const res = await pointsShop.createPayment(basicPayment({ returnurl: 'http://127.0.0.1:9/shop/return', description: MERCHANT_TEXTS[1], amount: { currency: 'GEL', total: '1249.90' } }));
+    const res = await pointsShop.createPayment(basicPayment({ returnurl: 'http://127.0.0.1:9/shop/return', description: MERCHANT_TEXTS[1], amount: { currency: 'GEL', total: '1249.90' }, expirationMinutes: TOUR_EXPIRY_MINUTES }));
     if (res.statusCode !== 200) throw new Error(`create failed: ${res.statusCode} ${res.body}`);
     return res.json().payId as string;
   };

@@ -12,9 +12,11 @@
     var end = Date.now() + 1000 * Number(clock.getAttribute('data-seconds-left'));
     var tick = function () {
       var left = Math.max(0, Math.round((end - Date.now()) / 1000));
-      var m = Math.floor(left / 60);
+      var h = Math.floor(left / 3600);
+      var m = Math.floor(left / 60) % 60;
       var s = left % 60;
-      clock.textContent = m + ':' + (s < 10 ? '0' : '') + s;
+      // h:mm:ss from an hour up (a payment may live up to 24 hours), m:ss below.
+      clock.textContent = (h ? h + ':' + (m < 10 ? '0' : '') : '') + m + ':' + (s < 10 ? '0' : '') + s;
       if (left === 0) return window.location.reload();
       setTimeout(tick, 1000);
     };
