@@ -5,13 +5,16 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
+// A reserved port below the ephemeral range (the bench may run beside another one, a sandbox, or the suite).
+import { freePort } from '../src/testing/ports.ts';
+
+export { freePort };
 import { benchMerchantOps, type OpsRound } from './merchant-ops.ts';
 
 const SERVER_URL = process.env.KARIBCHE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -228,16 +231,6 @@ export const NODE_FLAGS = (process.env.BENCH_GATEWAY_FLAGS ?? JSON.parse(fs.read
 
 /** The gateways' log level: npm start's default unless BENCH_LOG_LEVEL says otherwise. */
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || loadConfig({}).logLevel;
-
-/** A free local port (the bench may run beside another one, or a sandbox, on this machine). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * The gateway as `npm start` runs it: the bundle, the same node flags, and KARIBCHE_WORKERS only

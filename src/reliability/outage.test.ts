@@ -67,6 +67,10 @@ describePostgres('database outage [postgres]', () => {
         // gateway noticed (its first readyz 503), however slowly a loaded machine answers them.
         const noticed = () => probes.findIndex((p) => p.path === '/readyz' && p.status === 503);
         while (Date.now() - down < OUTAGE_MS || noticed() < 0 || probes.length - noticed() < 21) {
+          // A gateway that died, or never notices, ends the wait with its output (the catch below)
+          // rather than probing a closed port until the test's timeout.
+          if (proc.child.exitCode !== null || proc.child.signalCode !== null) throw new Error(`the gateway exited during the outage (code ${proc.child.exitCode}, signal ${proc.child.signalCode})`);
+          if (Date.now() - down > 120_000) throw new Error(`the gateway did not notice the outage in 120 s: ${probes.length} probes, the last ${JSON.stringify(probes.slice(-3))}`);
           probes.push(await probe(base, '/readyz'));
           probes.push(await probe(base, '/v1/gateway/payments', { method: 'POST', headers: merchantHeaders, body: JSON.stringify({ amount: { currency: 'GEL', total: 1 }, returnurl: 'https://shop.example/r' }) }));
           probes.push(await probe(base, `/admin/v1/merchants/${merchant.clientId}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }));

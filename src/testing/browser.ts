@@ -2,23 +2,16 @@
 // a test gateway listening on a free local port.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Backend } from './databases.ts';
 import { startTestGateway, type TestGateway } from './harness.ts';
+import { freePort } from './ports.ts';
+
+export { freePort };
 
 export const CHROMIUM = process.env.KARIBCHE_CHROMIUM ?? '/usr/bin/chromium';
 export const SCREENSHOTS = path.resolve('test-artifacts/screenshots');
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export async function listeningGateway(backend: Backend, env: Record<string, string> = {}, opts: { background?: boolean } = {}): Promise<{ t: TestGateway; base: string }> {
   const port = await freePort();
