@@ -34,8 +34,9 @@ const TOUR_EXPIRY_MINUTES = 24 * 60;
 export async function checkoutTour(t: TestGateway, m: MerchantClient): Promise<TourState[]> {
   m.token = await accessToken(t.app, m.credentials);
   const publicUrl = t.gw.services.config.publicUrl;
-  const create = async (over: Record<string, unknown> = {}): Promise<string> => {
-    const res = await m.createPayment(basicPayment({ returnurl: 'http://127.0.0.1:9/shop/return', description: MERCHANT_TEXTS[1], amount: { currency: 'GEL', total: '1249.90' }, expirationMinutes: TOUR_EXPIRY_MINUTES, ...over }));
+  /** A payment of `client`'s (the tour's merchant unless another shop is named), open for the whole tour. */
+  const create = async (over: Record<string, unknown> = {}, client: MerchantClient = m): Promise<string> => {
+    const res = await client.createPayment(basicPayment({ returnurl: 'http://127.0.0.1:9/shop/return', description: MERCHANT_TEXTS[1], amount: { currency: 'GEL', total: '1249.90' }, expirationMinutes: TOUR_EXPIRY_MINUTES, ...over }));
     if (res.statusCode !== 200) throw new Error(`create failed: ${res.statusCode} ${res.body}`);
     return res.json().payId;
   };
@@ -97,11 +98,7 @@ export async function checkoutTour(t: TestGateway, m: MerchantClient): Promise<T
 
   // A shop that takes Ertguli points (6) besides everything else: seven methods on the page.
   const pointsShop = await MerchantClient.create(t, { ...EVERYTHING, name: MERCHANT_TEXTS[0], methods: [...EVERYTHING.methods, 6] });
-  const pointsPayment = async () => {
-    const res = await pointsShop.createPayment(basicPayment({ returnurl: 'http://127.0.0.1:9/shop/return', description: MERCHANT_TEXTS[1], amount: { currency: 'GEL', total: '1249.90' }, expirationMinutes: TOUR_EXPIRY_MINUTES }));
-    if (res.statusCode !== 200) throw new Error(`create failed: ${res.statusCode} ${res.body}`);
-    return res.json().payId as string;
-  };
+  const pointsPayment = () => create({}, pointsShop);
   const points = await pointsPayment();
   const pointsDeclined = await pointsPayment();
   await simulate(pointsDeclined, { method: 6, outcome: 'decline' });

@@ -5,10 +5,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { freePort, reservePort } from './ports.ts';
+import { EPHEMERAL_LOW as ephemeralLow, freePort, reservePort } from './ports.ts';
 
 const DIR = path.join(os.tmpdir(), 'karibche-test-ports');
-const ephemeralLow = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
 
 /** Ports another node process reserves (and, exiting, gives back). */
 const portsOfAnotherProcess = (n: number): number[] =>

@@ -21,14 +21,14 @@ const LOWEST = 10_000;
 const taken: string[] = [];
 
 /** The first port of the kernel's ephemeral range (Linux), 32768 when it cannot be read. */
-function ephemeralLow(): number {
+export const EPHEMERAL_LOW = (() => {
   try {
     const low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
     return Number.isInteger(low) && low > 0 ? low : 32_768;
   } catch {
     return 32_768;
   }
-}
+})();
 
 const alive = (pid: number) => {
   try {
@@ -78,7 +78,7 @@ process.on('exit', () => {
  * range.
  */
 export async function freePort(): Promise<number> {
-  const high = ephemeralLow();
+  const high = EPHEMERAL_LOW;
   if (high - LOWEST >= 1_000) {
     fs.mkdirSync(DIR, { recursive: true });
     for (let tries = 0; tries < 200; tries++) {
