@@ -10,6 +10,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { freePort } from './testing/browser.ts';
 import { openTestDb } from './testing/databases.ts';
+import { processAlive } from './testing/process-alive.ts';
 import { describePostgres } from './testing/postgres-only.ts';
 
 const LIMIT_MS = 15_000;
@@ -63,15 +64,6 @@ async function stopsWithin(child: ChildProcess, signal: NodeJS.Signals = 'SIGTER
   return { ms: Date.now() - t0, code };
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 const PIPES: { stdout: Pipe; stderr?: Pipe }[] = [{ stdout: 'unread' }, { stdout: 'closed' }, { stdout: 'read', stderr: 'closed' }];
 const said = (p: { stdout: Pipe; stderr?: Pipe }) =>
   p.stderr === 'closed' ? 'its stderr is closed by the reader (EPIPE)' : p.stdout === 'unread' ? 'its stdout is no longer read (full pipe)' : 'its stdout is closed by the reader (EPIPE)';
@@ -119,8 +111,8 @@ describe('stopping the gateway process', () => {
     const t0 = Date.now();
     await stopsWithin(npm);
     // npm has exited; the gateway must be gone too, not orphaned and still serving.
-    while (alive(pid) && Date.now() - t0 < LIMIT_MS) await new Promise((r) => setTimeout(r, 100));
-    const left = alive(pid);
+    while (processAlive(pid) && Date.now() - t0 < LIMIT_MS) await new Promise((r) => setTimeout(r, 100));
+    const left = processAlive(pid);
     if (left) process.kill(pid, 'SIGKILL');
     assert.equal(left, false, `the gateway (pid ${pid}) still runs after npm start got SIGTERM`);
   });
@@ -145,7 +137,7 @@ describePostgres('stopping a cluster (KARIBCHE_WORKERS=2) [postgres]', () => {
         console.log(`[stopping] cluster of 2 workers, ${said(pipes)}: exit ${code} ${ms} ms after SIGTERM`);
         assert.ok(ms < LIMIT_MS, `took ${ms} ms`);
         assert.equal(code, 0, 'a clean stop');
-        for (const pid of now) assert.equal(alive(pid), false, `worker ${pid} still runs after the primary stopped`);
+        for (const pid of now) assert.equal(processAlive(pid), false, `worker ${pid} still runs after the primary stopped`);
       } finally {
         child.kill('SIGKILL');
         await t.drop();

@@ -2,12 +2,10 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { EPHEMERAL_LOW as ephemeralLow, freePort, reservePort } from './ports.ts';
+import { PORT_MARKER_DIR, EPHEMERAL_LOW as ephemeralLow, freePort, reservePort } from './ports.ts';
 
-const DIR = path.join(os.tmpdir(), 'karibche-test-ports');
 
 /** Ports another node process reserves (and, exiting, gives back). */
 const portsOfAnotherProcess = (n: number): number[] =>
@@ -21,7 +19,7 @@ describe('test ports', () => {
     assert.equal(new Set(ports).size, 20, 'twenty different ports');
     for (const port of ports) {
       assert.ok(port < ephemeralLow, `${port} is below ${ephemeralLow}`);
-      assert.equal(fs.readFileSync(path.join(DIR, String(port)), 'utf8'), String(process.pid));
+      assert.equal(fs.readFileSync(path.join(PORT_MARKER_DIR, String(port)), 'utf8'), String(process.pid));
     }
     const srv = net.createServer();
     await new Promise<void>((resolve) => srv.listen(ports[0], '127.0.0.1', resolve));
@@ -32,12 +30,12 @@ describe('test ports', () => {
     const mine = new Set(await Promise.all(Array.from({ length: 50 }, () => freePort())));
     const theirs = portsOfAnotherProcess(50);
     assert.deepEqual(theirs.filter((p) => mine.has(p)), []);
-    for (const p of theirs) assert.equal(fs.existsSync(path.join(DIR, String(p))), false, `the marker of ${p} is gone with its process`);
+    for (const p of theirs) assert.equal(fs.existsSync(path.join(PORT_MARKER_DIR, String(p))), false, `the marker of ${p} is gone with its process`);
   });
 
   it('takes over a port whose holder died without giving it back, never one a live process holds', async () => {
     const port = await freePort();
-    const marker = path.join(DIR, String(port));
+    const marker = path.join(PORT_MARKER_DIR, String(port));
     // A test file killed mid-run leaves its markers: this one names a process that has exited.
     const dead = Number(execFileSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).trim());
     fs.writeFileSync(marker, String(dead));

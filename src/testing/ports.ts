@@ -15,8 +15,10 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { processAlive } from './process-alive.ts';
 
-const DIR = path.join(os.tmpdir(), 'karibche-test-ports');
+/** Where each reserved port has its marker file, named by the port and holding its holder's pid. */
+export const PORT_MARKER_DIR = path.join(os.tmpdir(), 'karibche-test-ports');
 const LOWEST = 10_000;
 const taken: string[] = [];
 
@@ -30,24 +32,15 @@ export const EPHEMERAL_LOW = (() => {
   }
 })();
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 /** Takes the marker of `port` for this process; false when a live process holds it. */
 export function reservePort(port: number): boolean {
-  const marker = path.join(DIR, String(port));
+  const marker = path.join(PORT_MARKER_DIR, String(port));
   try {
     fs.writeFileSync(marker, String(process.pid), { flag: 'wx' });
   } catch {
     // Held: by a live process, or left behind by one that was killed (then it is taken over).
     const holder = Number(fs.readFileSync(marker, 'utf8').trim() || 'NaN');
-    if (Number.isInteger(holder) && (holder === process.pid || alive(holder))) return false;
+    if (Number.isInteger(holder) && (holder === process.pid || processAlive(holder))) return false;
     try {
       fs.rmSync(marker, { force: true });
       fs.writeFileSync(marker, String(process.pid), { flag: 'wx' });
@@ -80,7 +73,7 @@ process.on('exit', () => {
 export async function freePort(): Promise<number> {
   const high = EPHEMERAL_LOW;
   if (high - LOWEST >= 1_000) {
-    fs.mkdirSync(DIR, { recursive: true });
+    fs.mkdirSync(PORT_MARKER_DIR, { recursive: true });
     for (let tries = 0; tries < 200; tries++) {
       const port = LOWEST + Math.floor(Math.random() * (high - LOWEST));
       if (!reservePort(port)) continue;
