@@ -11,7 +11,7 @@ import { gatewayError } from '../errors/gateway-error.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import { randomHex } from '../payments/ids.ts';
 import type { Db } from '../store/db.ts';
-import { claimKey, releaseKey, selectKey, takeOverKey, type KeyId } from './store.ts';
+import { claimKey, releaseKey, selectKey, takeOverKey, unlockKey, type KeyId } from './store.ts';
 import { KEY_LOCK_MS, keyed, type UnitOfWork } from './unit-of-work.ts';
 
 export const IDEMPOTENCY = {
@@ -109,8 +109,9 @@ async function runOwned<R>(
     return { result: await run(keyed<R>(s.db, id, owner, resume)), replayed: resume !== null };
   } catch (err) {
     // Free the key so the client can retry, like a request never made — unless a phase committed
-    // with it (the database decides: only a key still at `claimed` is released).
-    await releaseKey(s.db, id, owner, true).catch((e) => {
+    // with it (the database decides: only a key still at `claimed` is released); a key past its
+    // first phase is handed back unlocked, for the retry to resume at once.
+    await handBack(s.db, id, owner).catch((e) => {
       // The database is away (why this request failed, most likely): release the key when it is
       // back rather than answer the client's retries 409 until the lock runs out.
       releaseLater(s.db, id, owner);
@@ -127,13 +128,19 @@ function releaseLater(db: Db, id: KeyId, owner: string): void {
   pending.set(owner, { id, owner });
 }
 
-/** Releases the claims of failed requests that could not be released at the time (background). */
+/** A failed request's key: released when nothing committed with it, else unlocked at its recovery point. */
+async function handBack(db: Db, id: KeyId, owner: string): Promise<void> {
+  await releaseKey(db, id, owner, true);
+  await unlockKey(db, id, owner, new Date());
+}
+
+/** Hands back the keys of failed requests that could not be handed back at the time (background). */
 export async function releasePendingClaims(db: Db): Promise<number> {
   const pending = pendingReleases.get(db);
   if (!pending?.size) return 0;
   let released = 0;
   for (const [owner, { id }] of [...pending]) {
-    await releaseKey(db, id, owner, true); // throws while the database is still away: retried next time
+    await handBack(db, id, owner); // throws while the database is still away: retried next time
     pending.delete(owner);
     released++;
   }

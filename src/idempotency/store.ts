@@ -111,6 +111,19 @@ export async function releaseKey(q: Queryable, id: KeyId, owner: string, onlyIfC
   );
 }
 
+/**
+ * The owner's request ended with an error past its first phase (the database went away mid-request,
+ * a COMMIT whose outcome it never learned): the key keeps its recovery point but its lock is lifted,
+ * so the client's retry takes it over at once and resumes from what committed — instead of being
+ * answered 409 until the lock runs out.
+ */
+export async function unlockKey(q: Queryable, id: KeyId, owner: string, now: Date): Promise<void> {
+  await q.query(
+    `UPDATE idempotency_keys SET locked_until = $4 WHERE client_id = $1 AND key = $2 AND owner = $3 AND recovery_point <> 'finished'`,
+    [id.clientId, id.key, owner, now],
+  );
+}
+
 /** The reconciler finished the operation a key's request left processing: retries now replay it. */
 export async function finishLinkedKeys(q: Queryable, payId: string, work: LinkedWork, result: unknown): Promise<void> {
   await q.query(

@@ -161,11 +161,11 @@ export function suiteGatewayEnv(databaseUrl: string, dataDir: string, port: numb
 }
 
 /** Creates a merchant through the operator API of a running gateway. */
-export async function createMerchantOver(base: string, adminToken: string): Promise<MerchantCredentials> {
+export async function createMerchantOver(base: string, adminToken: string, settings: Record<string, unknown> = { callbackUrlPrefixes: ['http://127.0.0.1:*'] }): Promise<MerchantCredentials> {
   const res = await fetch(`${base}/admin/v1/merchants`, {
     method: 'POST',
     headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Reliability Shop', callbackUrlPrefixes: ['http://127.0.0.1:*'] }),
+    body: JSON.stringify({ name: 'Reliability Shop', ...settings }),
   });
   if (res.status !== 201) throw new Error(`merchant: ${res.status} ${await res.text()}`);
   return (await res.json()).credentials;

@@ -22,12 +22,16 @@ export class Receiver {
   private server: http.Server | null = null;
   private hanging: http.ServerResponse[] = [];
   port = 0;
+  /** The address it listens on: the loopback, or an address of the root namespace that a test's own
+   * network namespaces reach (the cluster's bridge). */
+  host = '127.0.0.1';
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}/callbacks`;
+    return `http://${this.host}:${this.port}/callbacks`;
   }
 
-  async start(port = 0): Promise<this> {
+  async start(port = 0, host = '127.0.0.1'): Promise<this> {
+    this.host = host;
     this.server = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c) => chunks.push(c));
@@ -41,7 +45,7 @@ export class Receiver {
         setTimeout(() => res.writeHead(answer, { 'content-type': 'text/plain' }).end(this.responseBody), this.delayMs);
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server!.listen(port, host, resolve));
     this.port = (this.server.address() as AddressInfo).port;
     return this;
   }

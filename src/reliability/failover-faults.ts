@@ -1,0 +1,74 @@
+// The faults the failover test injects into the cluster, one at a time, each followed by its
+// recovery: the cluster back to a leader, a synchronous standby, a streaming replica, three etcd
+// members and three gateways before the next fault.
+import * as cluster from '../../scripts/cluster/cluster.ts';
+import type { Topology } from '../../scripts/cluster/topology.ts';
+
+export type FaultKind = 'kill-primary' | 'partition-primary' | 'switchover' | 'kill-gateway' | 'kill-etcd';
+export const FAULT_KINDS: readonly FaultKind[] = ['kill-primary', 'partition-primary', 'switchover', 'kill-gateway', 'kill-etcd'];
+
+export interface FaultRun {
+  kind: FaultKind;
+  /** When the fault was injected (ms since the epoch). */
+  at: number;
+  /** What was hit, e.g. "db2 → db3". */
+  detail: string;
+  /** When the cluster was whole again. */
+  healedAt: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Injects one fault, waits for the cluster to route around it, then heals it. */
+export async function injectFault(t: Topology, kind: FaultKind): Promise<FaultRun> {
+  const at = Date.now();
+  let detail: string;
+  switch (kind) {
+    case 'kill-primary': {
+      const old = await cluster.killPrimary(t);
+      detail = `${old.name} → ${(await cluster.waitPrimary(t, 120_000, old)).name}`;
+      break;
+    }
+    case 'partition-primary': {
+      const old = await cluster.partitionPrimary(t);
+      const next = await cluster.waitPrimary(t, 120_000, old);
+      // The old primary stays cut off a while after the new one took over, then comes back and
+      // must rejoin as a standby (pg_rewind) without serving a write.
+      await sleep(5_000);
+      cluster.healPartition(old);
+      detail = `${old.name} cut off → ${next.name}`;
+      break;
+    }
+    case 'switchover': {
+      const s = await cluster.switchover(t);
+      detail = `${s.from} → ${s.to}`;
+      break;
+    }
+    case 'kill-gateway': {
+      const gw = cluster.killGateway(t);
+      await sleep(3_000);
+      await cluster.restartGateway(t, gw);
+      detail = gw.name;
+      break;
+    }
+    case 'kill-etcd': {
+      const member = cluster.killEtcd(t);
+      await sleep(5_000);
+      await cluster.restartEtcd(t, member);
+      detail = member.name;
+      break;
+    }
+  }
+  await cluster.waitHealthy(t, 180_000);
+  return { kind, at, detail, healedAt: Date.now() };
+}
+
+/**
+ * Time to recover: from the fault to the answer of the first write sent after it that succeeded (a
+ * write sent before the fault may still be answered after it: it says nothing of recovery).
+ */
+export function recoveryMs(f: FaultRun, writes: { sent: number; answered: number }[]): number | null {
+  let best: number | null = null;
+  for (const w of writes) if (w.sent >= f.at && (best === null || w.answered < best)) best = w.answered;
+  return best === null ? null : best - f.at;
+}
