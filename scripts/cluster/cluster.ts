@@ -128,7 +128,11 @@ export async function up(o: UpOptions = {}): Promise<ClusterInfo> {
     startGateway(t, first!, o.gatewayEnv);
     await waitGatewayReady(first!);
     for (const h of rest) {
-      for (const f of ['admin-token', 'demo-merchant.json']) fs.copyFileSync(path.join(hostDir(t, first!), 'data', f), path.join(hostDir(t, h), 'data', f));
+      for (const f of ['admin-token', 'demo-merchant.json']) {
+        const from = path.join(hostDir(t, first!), 'data', f);
+        // No admin-token file when KARIBCHE_ADMIN_TOKEN came from the environment.
+        if (fs.existsSync(from)) fs.copyFileSync(from, path.join(hostDir(t, h), 'data', f));
+      }
       startGateway(t, h, o.gatewayEnv);
     }
     await Promise.all(rest.map(waitGatewayReady));

@@ -21,16 +21,20 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Injects one fault, waits for the cluster to route around it, then heals it. */
 export async function injectFault(t: Topology, kind: FaultKind): Promise<FaultRun> {
-  const at = Date.now();
+  // The instant the fault happened: taken right after the kill or the link going down, not before
+  // the Patroni look-ups that find the primary (writes sent meanwhile still reach it).
+  let at = Date.now();
   let detail: string;
   switch (kind) {
     case 'kill-primary': {
       const old = await cluster.killPrimary(t);
+      at = Date.now();
       detail = `${old.name} → ${(await cluster.waitPrimary(t, 120_000, old)).name}`;
       break;
     }
     case 'partition-primary': {
       const old = await cluster.partitionPrimary(t);
+      at = Date.now();
       const next = await cluster.waitPrimary(t, 120_000, old);
       // The old primary stays cut off a while after the new one took over, then comes back and
       // must rejoin as a standby (pg_rewind) without serving a write.
@@ -46,6 +50,7 @@ export async function injectFault(t: Topology, kind: FaultKind): Promise<FaultRu
     }
     case 'kill-gateway': {
       const gw = cluster.killGateway(t);
+      at = Date.now();
       await sleep(3_000);
       await cluster.restartGateway(t, gw);
       detail = gw.name;
@@ -53,6 +58,7 @@ export async function injectFault(t: Topology, kind: FaultKind): Promise<FaultRu
     }
     case 'kill-etcd': {
       const member = cluster.killEtcd(t);
+      at = Date.now();
       await sleep(5_000);
       await cluster.restartEtcd(t, member);
       detail = member.name;
@@ -67,8 +73,19 @@ export async function injectFault(t: Topology, kind: FaultKind): Promise<FaultRu
  * Time to recover: from the fault to the answer of the first write sent after it that succeeded (a
  * write sent before the fault may still be answered after it: it says nothing of recovery).
  */
-export function recoveryMs(f: FaultRun, writes: { sent: number; answered: number }[]): number | null {
-  let best: number | null = null;
-  for (const w of writes) if (w.sent >= f.at && (best === null || w.answered < best)) best = w.answered;
-  return best === null ? null : best - f.at;
+export function recoveryMs(f: FaultRun, writes: Write[]): number | null {
+  const w = firstWriteAfter(f, writes);
+  return w === null ? null : w.answered - f.at;
+}
+
+interface Write {
+  sent: number;
+  answered: number;
+  what: string;
+}
+
+export function firstWriteAfter(f: FaultRun, writes: Write[]): Write | null {
+  let best: Write | null = null;
+  for (const w of writes) if (w.sent >= f.at && (best === null || w.answered < best.answered)) best = w;
+  return best;
 }

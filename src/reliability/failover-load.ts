@@ -45,7 +45,7 @@ export interface FailoverRecord {
   /** 5xx other than 502/503/504, error answers that are not problem JSON, 503s without Retry-After. */
   anomalies: string[];
   /** Every successful change (2xx to a POST but a token's): when it was sent and answered, for the time to recover. */
-  writes: { sent: number; answered: number }[];
+  writes: { sent: number; answered: number; what: string }[];
   /** The first refusals (4xx other than 409/429), to read what the load was told. */
   refusals: string[];
   /** The slowest answer (ms) and how many requests got none within the client's deadline. */
@@ -209,7 +209,7 @@ export class FailoverLoad {
       if (res.status >= 500 && ![502, 503, 504].includes(res.status)) r.anomalies.push(`${res.status} ${method} ${path}: ${text.slice(0, 300)}`);
       const retryAfter = res.headers.get('retry-after');
       if (res.status === 503 && retryAfter === null) r.anomalies.push(`503 ${method} ${path} without Retry-After: ${text.slice(0, 200)}`);
-      if (res.status < 300 && method === 'POST' && !path.endsWith('/access-token')) r.writes.push({ sent: started, answered: Date.now() }); // a token is signed, not stored
+      if (res.status < 300 && method === 'POST' && !path.endsWith('/access-token')) r.writes.push({ sent: started, answered: Date.now(), what: `${method} ${path}` }); // a token is signed, not stored
       if (res.status >= 400 && res.status < 500 && res.status !== 409 && res.status !== 429 && r.refusals.length < 20) r.refusals.push(`${res.status} ${method} ${path}: ${text.slice(0, 200)}`);
       return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, retryAfter: retryAfter === null ? null : Number(retryAfter) };
     } catch (err) {

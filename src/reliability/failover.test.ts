@@ -19,7 +19,7 @@ import { Receiver } from '../testing/receiver.ts';
 import { waitUntil } from '../testing/wait.ts';
 import { waitForCallbacks, waitUntilSettled } from './checks.ts';
 import { checkFailover, countByOp } from './failover-check.ts';
-import { FAULT_KINDS, injectFault, recoveryMs, type FaultKind, type FaultRun } from './failover-faults.ts';
+import { FAULT_KINDS, firstWriteAfter, injectFault, recoveryMs, type FaultKind, type FaultRun } from './failover-faults.ts';
 import { CLIENT_TIMEOUT_MS, FailoverLoad } from './failover-load.ts';
 import { createMerchantOver } from './load.ts';
 
@@ -71,7 +71,7 @@ describe('database failover on a replicated cluster', () => {
         const before = l.record.acks.length;
         // The load goes on after each recovery: 20 more acknowledged operations before the next fault.
         await waitUntil(`20 operations acknowledged after ${kind}`, () => l.record.acks.length >= before + 20, 120_000);
-        log(`${kind} ${f.detail}: healed in ${((f.healedAt - f.at) / 1000).toFixed(1)} s, first write after it ${recoveryMs(f, l.record.writes)} ms`);
+        log(`${kind} ${f.detail}: healed in ${((f.healedAt - f.at) / 1000).toFixed(1)} s, first write after it ${recoveryMs(f, l.record.writes)} ms (${firstWriteAfter(f, l.record.writes)?.what})`);
       }
       load.stop();
       await running;
@@ -112,7 +112,11 @@ describe('database failover on a replicated cluster', () => {
         await db.close();
       }
     } catch (err) {
-      console.log(cluster.logsTail(t, 30));
+      // The daemons' logs outlive the cluster: test-artifacts/ (ignored by git) keeps them.
+      const kept = path.join('test-artifacts', `failover-${t.id}-logs`);
+      fs.rmSync(kept, { recursive: true, force: true });
+      fs.cpSync(path.join(t.dir, 'logs'), kept, { recursive: true });
+      console.log(`${cluster.logsTail(t, 30)}\n(the whole logs: ${kept})`);
       throw err;
     } finally {
       load?.stop();

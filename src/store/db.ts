@@ -30,6 +30,8 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
+const READ_ONLY = '25006';
+
 /** Error raised when the database cannot be reached; the API answers it with 503. */
 export class DatabaseUnavailableError extends Error {
   constructor(cause: unknown) {
@@ -37,7 +39,15 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300']);
+// 25006 (read-only transaction): the connection leads to a standby — in a replicated cluster, the
+// old primary in the seconds after a switchover or failover, before the router (HAProxy on Patroni's
+// health check) stops sending connections there. Nothing was written; the request may be retried.
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300', READ_ONLY]);
+
+/** True for an error of a connection to a standby (read-only): that connection must be dropped. */
+export function isReadOnly(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === READ_ONLY;
+}
 
 /** True for errors that mean "the database is not there right now" rather than a bug. */
 export function isUnavailable(err: unknown): boolean {

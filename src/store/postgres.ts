@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { ConfigError } from '../config.ts';
 import type { Db, Notification, QueryResult } from './db.ts';
-import { DatabaseUnavailableError, isUnavailable } from './db.ts';
+import { DatabaseUnavailableError, isReadOnly, isUnavailable } from './db.ts';
 
 // int8 (bigint amounts, bigserial ids) as numbers: our values stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -120,8 +120,18 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     pooled: pooler,
     query: <R>(sql: string, params?: readonly unknown[], name?: string) =>
       run(async () => {
-        const res = await pool.query({ text: sql, values: params as unknown[] | undefined, name: nameFor(sql, params, name) });
-        return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 } satisfies QueryResult<R>;
+        const client = await pool.connect();
+        let failed: Error | undefined;
+        try {
+          const res = await client.query({ text: sql, values: params as unknown[] | undefined, name: nameFor(sql, params, name) });
+          return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 } satisfies QueryResult<R>;
+        } catch (err) {
+          // A connection that leads to a standby is dropped, so the pool's next one reaches the primary.
+          if (isReadOnly(err)) failed = err as Error;
+          throw err;
+        } finally {
+          client.release(failed);
+        }
       }),
     tx: (fn) =>
       run(async () => {
@@ -148,6 +158,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
           await client.query('COMMIT');
           return result;
         } catch (err) {
+          if (isReadOnly(err)) broken = true; // a standby: drop the connection (see query above)
           try {
             await client.query('ROLLBACK');
           } catch {
