@@ -19,6 +19,8 @@ export interface Config {
   /** Named prepared statements on PostgreSQL: `auto` names them unless DATABASE_URL leads to a pooler. */
   dbStatements: 'auto' | 'named' | 'unnamed';
   dbPoolSize: number;
+  /** How long one database statement may go unanswered before the request gets a 503 (a primary that vanished). */
+  dbQueryTimeoutMs: number;
   /** Create's group commit: insert statements in flight at once (0 = every create its own statement). */
   createBatchConcurrency: number;
   /** name=value server settings of the embedded PGlite instead of its memory-sized defaults. */
@@ -165,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseDirectUrl,
     dbStatements,
     dbPoolSize: int(env, 'KARIBCHE_DB_POOL', 20, 1, 500),
+    dbQueryTimeoutMs: int(env, 'KARIBCHE_DB_QUERY_TIMEOUT_MS', 10_000, 1_000, 600_000),
     createBatchConcurrency: int(env, 'KARIBCHE_CREATE_BATCH_CONCURRENCY', databaseUrl ? 2 : 1, 0, 100),
     pgliteSettings,
     pathAliases: pathAliases.filter((a) => a !== 'gateway'),

@@ -167,7 +167,7 @@ export async function bootstrapSandbox(db: Db, config: Config, clock: Clock): Pr
       writeSecretFile(demoFile, `${JSON.stringify({ merchant: { clientId: demo.clientId, ...DEMO_SETTINGS }, credentials: demo, dashboard }, null, 2)}\n`);
     }
     return { adminToken, adminTokenFile: config.adminToken ? null : tokenFile, demo, demoFile, demoCreated, rotated, dashboard };
-  });
+  }, { patient: true });
 }
 
 function readJson(file: string): unknown {

@@ -22,8 +22,12 @@ export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /** PostgreSQL reached through a connection pooler such as PgBouncer (statements are then unnamed). */
   readonly pooled?: boolean;
-  /** Runs fn in one transaction (READ COMMITTED); commits when it resolves, rolls back when it throws. */
-  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn in one transaction (READ COMMITTED); commits when it resolves, rolls back when it throws.
+   * `patient`: no statement deadline (KARIBCHE_DB_QUERY_TIMEOUT_MS) — for migrations and the
+   * bootstrap, whose advisory locks may rightly wait for another process's long migration.
+   */
+  tx<T>(fn: (q: Queryable) => Promise<T>, opts?: { patient?: boolean }): Promise<T>;
   /** Subscribes to a notification channel; other gateway processes see notify() too on PostgreSQL. */
   listen(channel: string, onMessage: Notification): Promise<void>;
   notify(channel: string, payload: string): Promise<void>;
@@ -49,13 +53,18 @@ export function isReadOnly(err: unknown): boolean {
   return (err as { code?: unknown } | null)?.code === READ_ONLY;
 }
 
+/** pg's client-side statement deadline (query_timeout) ran out. */
+export function isTimedOut(err: unknown): boolean {
+  return (err as { message?: unknown } | null)?.message === 'Query read timeout';
+}
+
 /** True for errors that mean "the database is not there right now" rather than a bug. */
 export function isUnavailable(err: unknown): boolean {
   if (err instanceof DatabaseUnavailableError) return true;
   const e = err as { code?: string; message?: string } | null;
   if (!e) return false;
   if (e.code && (UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message ?? '');
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i.test(e.message ?? '');
 }
 
 /**

@@ -39,5 +39,5 @@ export async function migrate(db: Db, migrations = listMigrations()): Promise<st
       applied.push(m.name);
     }
     return applied;
-  });
+  }, { patient: true });
 }

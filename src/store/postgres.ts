@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { ConfigError } from '../config.ts';
 import type { Db, Notification, QueryResult } from './db.ts';
-import { DatabaseUnavailableError, isReadOnly, isUnavailable } from './db.ts';
+import { DatabaseUnavailableError, isReadOnly, isTimedOut, isUnavailable } from './db.ts';
 
 // int8 (bigint amounts, bigserial ids) as numbers: our values stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -25,11 +25,24 @@ function statementName(sql: string, params: readonly unknown[] | undefined, give
   return name;
 }
 
+/** A statement with pg's client-side deadline (`query_timeout`: pg supports it, its types omit it). */
+function statement(text: string, params: readonly unknown[] | undefined, name: string | undefined, timeoutMs: number | undefined): pg.QueryConfig {
+  const config = { text, values: params as unknown[] | undefined, name, query_timeout: timeoutMs };
+  return config;
+}
+
 /** `auto`: named unless `url` turns out to lead to a connection pooler rather than to PostgreSQL. */
 export type StatementMode = 'auto' | 'named' | 'unnamed';
 
 export interface PostgresOptions {
   poolSize: number;
+  /**
+   * A statement unanswered this long fails (client side: no cancel is sent, the connection is
+   * dropped). It bounds how long a request waits on a primary that died or was cut off before the
+   * router notices, or on a COMMIT held by synchronous replication while no standby is attached:
+   * the client gets a 503 and retries with its Idempotency-Key, which finds what did commit.
+   */
+  queryTimeoutMs?: number;
   onError?: (err: Error) => void;
   /**
    * A session connection to PostgreSQL itself, for LISTEN (a transaction pooler hands each
@@ -58,6 +71,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
   });
+  const deadline = opts.queryTimeoutMs;
   pool.on('error', (err) => opts.onError?.(err)); // idle client lost: the pool replaces it
   let pooler: boolean;
   try {
@@ -123,18 +137,19 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
         const client = await pool.connect();
         let failed: Error | undefined;
         try {
-          const res = await client.query({ text: sql, values: params as unknown[] | undefined, name: nameFor(sql, params, name) });
+          const res = await client.query(statement(sql, params, nameFor(sql, params, name), deadline));
           return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 } satisfies QueryResult<R>;
         } catch (err) {
           // A connection that leads to a standby is dropped, so the pool's next one reaches the primary.
-          if (isReadOnly(err)) failed = err as Error;
+          if (isReadOnly(err) || isTimedOut(err)) failed = err as Error;
           throw err;
         } finally {
           client.release(failed);
         }
       }),
-    tx: (fn) =>
+    tx: (fn, txOpts) =>
       run(async () => {
+        const limit = txOpts?.patient ? undefined : deadline;
         const client = await pool.connect();
         let broken = false;
         // A checked-out client has no pool listener: a server shutdown between two statements of
@@ -145,24 +160,30 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
         };
         client.on('error', onClientError);
         try {
-          await client.query('BEGIN');
+          await client.query(statement('BEGIN', undefined, undefined, limit));
           const result = await fn({
             async query<R>(sql: string, params?: readonly unknown[], name?: string) {
-              const res = await client.query({ text: sql, values: params as unknown[] | undefined, name: nameFor(sql, params, name) });
+              const res = await client.query(statement(sql, params, nameFor(sql, params, name), limit));
               return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
             },
             async exec(sql: string) {
               await client.query(sql);
             },
           });
-          await client.query('COMMIT');
+          await client.query(statement('COMMIT', undefined, undefined, limit));
           return result;
         } catch (err) {
           if (isReadOnly(err)) broken = true; // a standby: drop the connection (see query above)
-          try {
-            await client.query('ROLLBACK');
-          } catch {
-            broken = true;
+          // A statement that timed out is still running on that connection: a ROLLBACK would queue
+          // behind it. Dropping the connection ends the transaction (it commits only if its COMMIT
+          // had already reached the server — the key's recovery point tells a retry which).
+          if (isTimedOut(err)) broken = true;
+          else {
+            try {
+              await client.query('ROLLBACK');
+            } catch {
+              broken = true;
+            }
           }
           throw err;
         } finally {

@@ -1,0 +1,59 @@
+// What a replicated cluster's failover looks like to the gateway's pool, each answered "database
+// unavailable" (the API's 503 with Retry-After), never a 500 or a hang:
+// - a connection that leads to a standby (read-only): the old primary in the seconds after a
+//   switchover, before the router stops sending connections there — the connection is dropped so
+//   the pool's next one reaches the primary (found by the failover test: 25006 answered 500);
+// - a statement that goes unanswered (a primary cut off, a COMMIT held by synchronous replication
+//   with no standby attached): it fails after KARIBCHE_DB_QUERY_TIMEOUT_MS and its connection is
+//   dropped (found by the failover test: an answer took 26 s) — except in a `patient` transaction
+//   (migrations, bootstrap), whose advisory locks may rightly wait.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { describePostgres } from '../testing/postgres-only.ts';
+import { openTestDb } from '../testing/databases.ts';
+import { DatabaseUnavailableError } from './db.ts';
+import { openPostgres } from './postgres.ts';
+
+describePostgres('the pool across a failover [postgres]', () => {
+  it('answers database unavailable and is dropped, on a query and in a transaction', async () => {
+    const t = await openTestDb('postgres');
+    // A session whose transactions are read-only, as every one on a standby is.
+    const standby = new URL(t.url!);
+    standby.searchParams.set('options', '-c default_transaction_read_only=on');
+    const db = await openPostgres(standby.toString(), { poolSize: 1 });
+    try {
+      await t.db.exec('CREATE TABLE ro_probe (n int)');
+      const pid = async () => (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      const before = await pid();
+      await assert.rejects(db.query('INSERT INTO ro_probe VALUES (1)'), DatabaseUnavailableError);
+      const afterQuery = await pid();
+      assert.notEqual(afterQuery, before, 'the connection that led to a standby was dropped');
+      await assert.rejects(db.tx((q) => q.query('INSERT INTO ro_probe VALUES (2)')), DatabaseUnavailableError);
+      assert.notEqual(await pid(), afterQuery, 'dropped after a transaction too');
+      assert.equal((await t.db.query('SELECT * FROM ro_probe')).rowCount, 0, 'nothing was written');
+    } finally {
+      await db.close();
+      await t.drop();
+    }
+  });
+
+  it('a statement unanswered past the deadline is database unavailable and its connection dropped; a patient transaction waits', async () => {
+    const t = await openTestDb('postgres');
+    const db = await openPostgres(t.url!, { poolSize: 1, queryTimeoutMs: 1_000 });
+    try {
+      const pid = async () => (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      const before = await pid();
+      const started = Date.now();
+      await assert.rejects(db.query('SELECT pg_sleep(3)'), DatabaseUnavailableError);
+      assert.ok(Date.now() - started < 2_500, `answered after ${Date.now() - started} ms, not when the statement ended`);
+      const afterQuery = await pid();
+      assert.notEqual(afterQuery, before, 'the busy connection was dropped, not reused');
+      await assert.rejects(db.tx((q) => q.query('SELECT pg_sleep(3)')), DatabaseUnavailableError);
+      assert.notEqual(await pid(), afterQuery, 'dropped after a transaction too');
+      assert.deepEqual(await db.tx(async (q) => (await q.query('SELECT pg_sleep(1.5)'), 'waited'), { patient: true }), 'waited');
+    } finally {
+      await db.close();
+      await t.drop();
+    }
+  });
+});
