@@ -66,7 +66,7 @@ for (const backend of BACKENDS) {
       assert.equal(done.statusCode, 200, done.body);
       assert.deepEqual([done.json().status, done.json().returnedAmount], ['PartialReturned', 4]);
       const kept = await db().query(`SELECT 1 FROM payment_operations WHERE pay_id = $1 AND kind = 'refund' AND status = 'done'`, [payId]);
-      assert.equal(kept.rowCount, 1, 'the refund the acquirer made is recorded');
+      assert.equal(kept.rows.length, 1, 'the refund the acquirer made is recorded');
     });
 
     it('a completion and a saved-card charge at the acquirer: the reset is refused, both finish', async () => {
@@ -107,7 +107,7 @@ for (const backend of BACKENDS) {
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(await paymentsOf(ctx.m), 0);
       const orphans = await db().query(`SELECT 1 FROM sim_authorisations WHERE split_part(reference, '.', 1) = $1`, [payId]);
-      assert.equal(orphans.rowCount, 0);
+      assert.equal(orphans.rows.length, 0);
     });
   });
 }
@@ -132,7 +132,7 @@ describePostgres('sandbox reset racing requests on PostgreSQL (the reset holds i
     });
     await held;
     const blocked = (text: string) => async () =>
-      ((await db.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`, [`%${text}%`])).rowCount ?? 0) > 0;
+      (await db.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`, [`%${text}%`])).rows.length > 0;
     const reset = m.post('/sandbox/v1/reset', {});
     await waitUntil('the reset waits for the held delivery', blocked('FROM callback_deliveries WHERE client_id'));
     // Meanwhile: a new payment is created and paid (its events commit), and a refund of the old
