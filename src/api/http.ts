@@ -4,8 +4,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { isConflict, isUnavailable } from '../store/db.ts';
 import { ERRORS } from '../errors/catalogue.ts';
 import { GatewayError, gatewayError, invalidFields, type FieldError } from '../errors/gateway-error.ts';
-import { isWellFormedText } from '../payments/text.ts';
+import { parseJsonBody } from './json-body.ts';
 import { normalizeBody } from './lenient.ts';
+import { unstorableInput } from './storable.ts';
 import { sendProblem } from './problem.ts';
 
 export const BODY_LIMIT = 64 * 1024;
@@ -57,13 +58,21 @@ export function fieldErrorsFromAjv(errors: AjvError[], context: string): FieldEr
 }
 
 export function registerHttpConventions(app: FastifyInstance, publicUrl: string, notFound: (request: FastifyRequest, reply: FastifyReply) => unknown): void {
-  // JSON with secure prototype handling (Fastify's own parser); an empty body is simply absent,
-  // so `Content-Type: application/json` on a bodiless GET or DELETE does no harm.
-  const defaultJson = app.getDefaultJsonParser('error', 'error');
+  // JSON as written (json-body.ts: amounts keep their literal text, prototype keys are dropped as
+  // unknown properties); an empty body is simply absent, so `Content-Type: application/json` on a
+  // bodiless GET or DELETE does no harm.
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (req, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
     if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
-    defaultJson(req, body as string, done);
+    let parsed: unknown;
+    try {
+      parsed = parseJsonBody(body as string);
+    } catch (err) {
+      // A SyntaxError: the error handler answers it as the malformed body it is (mapFrameworkError).
+      (err as FastifyError).statusCode = 400;
+      return done(err as Error, undefined);
+    }
+    done(null, parsed);
   });
 
   // JSON only, except that the access-token endpoint (SPEC 2) and the checkout and dashboard forms take form data.
@@ -121,42 +130,6 @@ export function registerHttpConventions(app: FastifyInstance, publicUrl: string,
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(reply, publicUrl, gatewayError(ERRORS.internal, { detail: `Internal error (request id ${request.id})` }));
   });
-}
-
-/** How deep a request body may nest: the deepest valid body nests 3 levels (installment products). */
-export const MAX_BODY_DEPTH = 16;
-
-/**
- * Why a parsed request value cannot be taken, or null. Walked iteratively (a 10,000-level body must
- * not overflow the stack): too deep; NUL (PostgreSQL text cannot hold it); an unpaired surrogate
- * (not Unicode, the database refuses it); U+FEFF (PGlite drops it at the start of a text, so it
- * would not come back as sent).
- */
-export function unstorableInput(root: unknown): string | null {
-  const stack: [unknown, number][] = [[root, 0]];
-  while (stack.length) {
-    const [value, depth] = stack.pop()!;
-    if (typeof value === 'string') {
-      const problem = unstorableText(value);
-      if (problem) return problem;
-      continue;
-    }
-    if (value === null || typeof value !== 'object') continue;
-    if (depth >= MAX_BODY_DEPTH) return `The body nests deeper than ${MAX_BODY_DEPTH} levels`;
-    for (const [k, v] of Object.entries(value)) {
-      const problem = unstorableText(k);
-      if (problem) return problem;
-      stack.push([v, depth + 1]);
-    }
-  }
-  return null;
-}
-
-function unstorableText(text: string): string | null {
-  if (text.includes('\u0000')) return 'Text must not contain the NUL character (U+0000)';
-  if (text.includes('\ufeff')) return 'Text must not contain the byte order mark (U+FEFF)';
-  if (!isWellFormedText(text)) return 'Text must be valid Unicode (no unpaired surrogates)';
-  return null;
 }
 
 function mapFrameworkError(e: FastifyError): GatewayError | null {

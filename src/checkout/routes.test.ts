@@ -213,6 +213,64 @@ for (const backend of BACKENDS) {
     });
 
     // Last: it uses up this address's allowance for the minute.
+    // Issue 26: the card is paid through the checkout's own form on a payment with skipInfoMessage,
+    // so the answer is the redirect to the shop — the one path where the stored returnurl becomes a
+    // Location header.
+    const payByForm = async (id: string) => {
+      const first = await page(id);
+      return ctx.t.app.inject({
+        method: 'POST',
+        url: `/checkout/${id}/pay`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookieOf(first) },
+        payload: `csrf=${encodeURIComponent(csrfOf(first.body))}&method=5&number=4111111111111111&expiry=12%2F30&securityCode=123&holder=A+B`,
+      });
+    };
+    const plainAscii = /^[\x21-\x7e]+$/;
+
+    it('a returnurl with CR/LF or another control character is refused at create (returnurl in invalidParams)', async () => {
+      for (const returnurl of ['https://shop.example/r\r\nSet-Cookie: a=1', 'https://shop.example/r\nx', 'https://shop.example/\u0085r', 'https://shop.example/r\tx']) {
+        const res = await ctx.m.createPayment(basicPayment({ returnurl, skipInfoMessage: true }));
+        assert.equal(res.statusCode, 400, `${JSON.stringify(returnurl)}: ${res.body}`);
+        assert.equal(res.json().systemCode, 'create-payment.400.001');
+        assert.deepEqual((res.json().invalidParams as { name: string }[]).map((p) => p.name), ['returnurl'], res.body);
+      }
+    });
+
+    it('paying by the card form with skipInfoMessage redirects to the percent-encoded return URL, never a 5xx', async () => {
+      for (const [returnurl, expected] of [
+        ['https://shop.example/შეკვეთა?x=ü#ß', 'https://shop.example/%E1%83%A8%E1%83%94%E1%83%99%E1%83%95%E1%83%94%E1%83%97%E1%83%90?x=%C3%BC#%C3%9F'],
+        ['https://შოპი.example/\u202e', 'https://xn--todjd2b.example/%E2%80%AE'],
+        ['https://shop.example/a b?q=1 2', 'https://shop.example/a%20b?q=1%202'],
+      ]) {
+        const created = await ctx.m.createPayment(basicPayment({ returnurl, skipInfoMessage: true }));
+        assert.equal(created.statusCode, 200, created.body);
+        const paid = await payByForm(created.json().payId);
+        assert.equal(paid.statusCode, 303, `${returnurl}: ${paid.statusCode} ${paid.body}`);
+        assert.equal(paid.headers.location, expected);
+        assert.equal((await ctx.m.getPayment(created.json().payId)).json().status, 'Succeeded');
+      }
+    });
+
+    it('a return URL stored before the rule (CR/LF, unparsable) never breaks the checkout: the result page instead of a 5xx', async () => {
+      for (const stored of ['https://shop.example/r\r\nSet-Cookie: a=1', 'not a url at all', 'https://shop.example/\u0085x']) {
+        const id = await create({ skipInfoMessage: true });
+        await ctx.t.gw.services.db.query('UPDATE payments SET return_url = $1 WHERE pay_id = $2', [stored, id]);
+        const shown = await page(id);
+        assert.ok(shown.statusCode < 500, `${JSON.stringify(stored)}: page ${shown.statusCode}`);
+        const paid = await payByForm(id);
+        assert.equal(paid.statusCode, 303, `${JSON.stringify(stored)}: ${paid.statusCode} ${paid.body}`);
+        const location = String(paid.headers.location);
+        assert.match(location, plainAscii);
+        // Control characters dropped or percent-encoded by the URL standard's parser; what does not
+        // parse as a URL goes back to the checkout's own result page.
+        const expected = { 'not a url at all': `/checkout/${id}?`, 'https://shop.example/\u0085x': 'https://shop.example/%C2%85x' }[stored] ?? 'https://shop.example/rSet-Cookie:%20a=1';
+        assert.equal(location, expected);
+        const result = await ctx.t.app.inject({ method: 'GET', url: location.startsWith('/') ? location : `/checkout/${id}`, headers: { cookie: cookieOf(shown) } });
+        assert.equal(result.statusCode, 200, result.body);
+        assert.equal((await ctx.m.getPayment(id)).json().status, 'Succeeded');
+      }
+    });
+
     it('limits form submissions per address (429 page)', async () => {
       const id = await create();
       const first = await page(id);

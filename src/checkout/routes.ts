@@ -25,6 +25,7 @@ import { CSRF_COOKIE, csrfToken, csrfValid, newCsrfCookie, qrToken } from './csr
 import { FORM_COOKIE, FORM_COOKIE_SECONDS, decodeMemory, encodeMemory, type FormMemory } from './form-memory.ts';
 import { serveAssets } from '../web/assets.ts';
 import { pageCsp } from '../web/csp.ts';
+import { headerSafeOrigin, headerSafeUrl } from '../web/location.ts';
 import { trusted } from '../web/html.ts';
 import { BankAppParams, CheckoutForm, PageQuery, PaymentParams } from './schemas.ts';
 import { texts, type Texts } from './i18n.ts';
@@ -107,7 +108,7 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
   const errorHandler = sendCheckoutError;
 
   function csp(reply: FastifyReply, payment: PaymentRow | null): void {
-    const returnOrigin = payment?.return_url ? new URL(payment.return_url).origin : '';
+    const returnOrigin = payment?.return_url ? headerSafeOrigin(payment.return_url) : '';
     reply.header('Content-Security-Policy', pageCsp(returnOrigin, upgrade));
     reply.header('Cache-Control', 'no-store');
     reply.type('text/html; charset=utf-8');
@@ -195,7 +196,10 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
 
   /** Where the customer goes after an action: the merchant (skipInfoMessage) or the page again. */
   function after(reply: FastifyReply, payment: PaymentRow, lang: string | undefined, method?: number, extra: Record<string, string | number> = {}) {
-    if (isFinal(payment.status) && payment.skip_info_message && payment.return_url) return reply.redirect(payment.return_url, 303);
+    // The shop's address as a header can carry (a URL stored before create refused control
+    // characters may have none: then the result page, which links back to the shop).
+    const shop = isFinal(payment.status) && payment.skip_info_message && payment.return_url ? headerSafeUrl(payment.return_url) : null;
+    if (shop) return reply.redirect(shop, 303);
     const payable = payment.status === STATUS.created;
     return reply.redirect(pageUrl(payment.pay_id, lang, payable ? method : undefined, payable ? extra : {}), 303);
   }

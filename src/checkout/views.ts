@@ -1,4 +1,5 @@
 // The checkout's pages. Pure functions of the payment, the merchant and the texts.
+import { headerSafeUrl } from '../web/location.ts';
 import type { PaymentRow } from '../payments/row.ts';
 import { STATUS } from '../payments/state-machine.ts';
 import { formatDate, formatTime } from '../web/format.ts';
@@ -151,7 +152,7 @@ ${rows([
   [t.reference, html`<span class="ref">${p.pay_id}</span>`],
   [t.bankReference, p.rrn ? html`<span class="ref">${p.rrn}</span>` : null],
 ])}
-${p.return_url ? html`<a class="primary" href="${p.return_url}">${t.returnToShop}</a>` : ''}
+${shopLink(p.return_url, t.returnToShop)}
 </section>`;
   return paymentShell(c, o.title, body);
 }
@@ -188,4 +189,10 @@ ${sandboxBox(c, html`<p>${later(t.sbAppLater)}</p><button type="submit" name="ou
 export function messagePage(t: Texts, title: string, text: string, switchUrl?: string): string {
   const body = html`<section class="result result-bad"><div class="result-icon">${icon('cross')}</div><h1>${title}</h1>${text ? html`<p>${text}</p>` : ''}</section>`;
   return shell({ t, title, switchUrl }, body);
+}
+
+/** The way back to the shop: its return URL as the redirect would take it, or no link when it has none. */
+function shopLink(returnUrl: string | null, label: string) {
+  const href = returnUrl ? headerSafeUrl(returnUrl) : null;
+  return href ? html`<a class="primary" href="${href}">${label}</a>` : '';
 }

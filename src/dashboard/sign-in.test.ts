@@ -187,6 +187,20 @@ for (const backend of BACKENDS) {
         const r = await c.post('/dashboard/sign-in', { csrf: fieldOf(f.body, 'csrf'), next, email: login.email, password: login.password });
         assert.equal(r.headers.location, '/dashboard/payments', next);
       }
+      // Issue 26: `next` becomes a Location header; text a header cannot carry (CR/LF is refused by
+      // the HTTP parser before us, but Georgian or other non-Latin-1 text is not) is no address to
+      // go back to, never a 500.
+      for (const next of ['/dashboard/payments/შეკვეთა', '/dashboard/payments?q=\u20ac', '/dashboard/settings\u0085']) {
+        const c = new DashboardBrowser(ctx.t.app, address());
+        const f = await c.get(`/dashboard/sign-in?next=${encodeURIComponent(next)}`);
+        assert.equal(f.statusCode, 200, f.body);
+        const r = await c.post('/dashboard/sign-in', { csrf: fieldOf(f.body, 'csrf'), next, email: login.email, password: login.password });
+        assert.equal(r.statusCode, 303, `${JSON.stringify(next)}: ${r.statusCode} ${r.body}`);
+        assert.equal(r.headers.location, '/dashboard/payments', next);
+        const again = await c.get(`/dashboard/sign-in?next=${encodeURIComponent(next)}`);
+        assert.equal(again.statusCode, 303, `${JSON.stringify(next)}: ${again.statusCode} ${again.body}`);
+        assert.equal(again.headers.location, '/dashboard/payments', next);
+      }
     });
 
     it('signs out: the session is deleted and its cookie no longer opens a page', async () => {

@@ -20,8 +20,11 @@ import { signInPage, type SignInState } from './views/sign-in.ts';
 const PRE_COOKIE = 'kb_dash_pre';
 const HOME = '/dashboard/payments';
 
-/** A page of this dashboard to return to after signing in (never another site: no // or \). */
-const nextOf = (raw: unknown) => (typeof raw === 'string' && /^\/dashboard\/[A-Za-z0-9]/.test(raw) && !/[\\\s]|\/\//.test(raw) && raw.length <= 2000 ? raw : undefined);
+/**
+ * A page of this dashboard to return to after signing in (never another site: no // or \). Printable
+ * ASCII only: it becomes a Location header, which cannot carry other text (Node refuses it: a 500).
+ */
+const nextOf = (raw: unknown) => (typeof raw === 'string' && /^\/dashboard\/[A-Za-z0-9][\x21-\x7e]*$/.test(raw) && !/[\\\s]|\/\//.test(raw) && raw.length <= 2000 ? raw : undefined);
 
 export function signInRoutes(scope: FastifyInstance, d: Dashboard): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();

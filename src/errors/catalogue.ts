@@ -126,6 +126,7 @@ export const ERRORS = {
   // Failures on demand (sandbox faults) and the bank profile's limits.
   acquirerError: def(502, '001', 'Acquirer error', ['cancel-payment', 'complete-payment'], 'The acquirer failed with a technical error and performed nothing; the payment is as it was. Retry (the same Idempotency-Key may be used) after `Retry-After` seconds.'),
   transactionLimit: def(400, '070', 'Amount above the transaction limit', [...CREATE, 'execute-payment'], 'Bank profile: a GEL amount above the merchant\'s per-transaction limit (default 3,000.00, the bank\'s standard limit).'),
+  resetBusy: def(409, '006', 'Payments at the acquirer', ['sandbox'], 'The merchant has payments whose result the acquirer has not given yet (Processing, CancelPaymentProcessing or PaymentCompletionProcessing: a card attempt or its 3-D Secure challenge, a saved-card charge, a refund, a void or a completion). A reset would delete what the acquirer did or is doing for them, so nothing was deleted. Let them finish (a lost answer is settled by the reconciler), then reset again; `Retry-After` says when to try.'),
   conformanceRunNotFound: def(404, '070', 'Conformance run not found', ['sandbox'], 'No finished callback conformance run with this id belongs to this merchant.'),
   dailyLimit: def(400, '071', 'Daily limit reached', [...CREATE, 'execute-payment'], 'Bank profile: the payment would take the merchant\'s GEL volume of the business day (KARIBCHE_TIMEZONE) above its daily limit (default 10,000.00). Failed and expired payments give their amount back.'),
 

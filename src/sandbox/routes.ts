@@ -104,7 +104,7 @@ export function sandboxRoutes(scope: FastifyInstance, s: Services): void {
       schema: {
         summary: 'Delete a merchant’s sandbox data',
         description:
-          'Deletes the merchant’s payments (with their events, operations, saved cards, callbacks and attempts, idempotency keys, daily volumes), its request log, faults and conformance runs. The merchant, its credentials, API keys, settings, dashboard users and its clock stay. Merchant credentials: the merchant itself (`clientId` may be left out; another merchant’s is 404). Admin token: `clientId` is required.',
+          'Deletes the merchant’s payments (with their events, operations, saved cards, callbacks and attempts, idempotency keys, daily volumes), its request log, faults and conformance runs. The merchant, its credentials, API keys, settings, dashboard users and its clock stay. Refused (409, nothing deleted) while a payment of the merchant waits for the acquirer (Processing, CancelPaymentProcessing, PaymentCompletionProcessing). Merchant credentials: the merchant itself (`clientId` may be left out; another merchant’s is 404). Admin token: `clientId` is required.',
         tags,
         body: Type.Optional(Type.Object({ clientId: Type.Optional(Type.String()) }, { examples: [EXAMPLES.resetBody] })),
         response: { 200: ResetView, ...errorResponses },

@@ -67,9 +67,14 @@ export function plainText(v: Violations, field: string, value: string, max: numb
   return null;
 }
 
-/** An absolute http(s) URL. */
+/**
+ * An absolute http(s) URL. Control characters (CR/LF above all) are refused: the URL standard would
+ * silently drop some of them, and the address later becomes a Location header. Other non-ASCII text
+ * (a Georgian path, an internationalised host) is kept and percent-encoded when it is redirected to.
+ */
 export function httpUrl(v: Violations, field: string, value: string): string | null {
   if (value.length > POLICY.urlMaxLength || !isWellFormedText(value) || !isHttpUrl(value)) v.add(field, 'must be an absolute http(s) URL');
+  else if (hasControlCharacter(value)) v.add(field, 'must be an absolute http(s) URL without control characters (CR, LF, tab…)');
   else return value;
   return null;
 }
