@@ -6,8 +6,12 @@
 // - a statement that goes unanswered (a primary cut off, a COMMIT held by synchronous replication
 //   with no standby attached): it fails after KARIBCHE_DB_QUERY_TIMEOUT_MS and its connection is
 //   dropped (found by the failover test: an answer took 26 s) — except in a `patient` transaction
-//   (migrations, bootstrap), whose advisory locks may rightly wait.
+//   (migrations, bootstrap), whose advisory locks may rightly wait;
+// - a connection cut mid-statement without a word from the server (the router shutting the sessions
+//   of a primary it marked down): the statement fails, the process lives on (found by the failover
+//   test: every gateway died of an unhandled 'error' event on a checked-out connection).
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { it } from 'node:test';
 import { describePostgres } from '../testing/postgres-only.ts';
 import { openTestDb } from '../testing/databases.ts';
@@ -53,6 +57,39 @@ describePostgres('the pool across a failover [postgres]', () => {
       assert.deepEqual(await db.tx(async (q) => (await q.query('SELECT pg_sleep(1.5)'), 'waited'), { patient: true }), 'waited');
     } finally {
       await db.close();
+      await t.drop();
+    }
+  });
+
+  it('a connection cut mid-statement (no word from the server) fails the statement, not the process', async () => {
+    const t = await openTestDb('postgres');
+    // A TCP proxy in front of PostgreSQL that the test can cut, as HAProxy's shutdown-sessions does.
+    const target = new URL(t.url!);
+    const sockets = new Set<net.Socket>();
+    const proxy = net.createServer((client) => {
+      const server = net.connect(Number(target.port || 5432), target.hostname);
+      for (const s of [client, server]) {
+        sockets.add(s);
+        s.on('error', () => {});
+        s.on('close', () => sockets.delete(s));
+      }
+      client.pipe(server).pipe(client);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const via = new URL(t.url!);
+    via.host = `127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+    const db = await openPostgres(via.toString(), { poolSize: 2 });
+    try {
+      for (const statement of [() => db.query('SELECT pg_sleep(5)'), () => db.tx((q) => q.query('SELECT pg_sleep(5)'))]) {
+        const running = statement();
+        await new Promise((r) => setTimeout(r, 300));
+        for (const s of sockets) s.destroy();
+        await assert.rejects(running, DatabaseUnavailableError);
+      }
+      assert.equal((await db.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one, 1, 'the pool connects anew');
+    } finally {
+      await db.close();
+      proxy.close();
       await t.drop();
     }
   });

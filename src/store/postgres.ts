@@ -129,68 +129,68 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     }
   }
 
+  /**
+   * Runs fn on a connection checked out of the pool, and drops that connection (instead of
+   * returning it) when it broke, led to a standby (read-only: the pool's next one reaches the
+   * primary) or has a statement still running past its deadline. While checked out the connection
+   * has no pool listener: a server that goes away mid-statement would otherwise be an unhandled
+   * 'error' event that ends the process (the failover test's gateways died of it).
+   */
+  async function leased<R>(fn: (client: pg.PoolClient, broke: () => void) => Promise<R>): Promise<R> {
+    const client = await pool.connect();
+    let drop = false;
+    const onClientError = (err: Error) => {
+      drop = true;
+      opts.onError?.(err);
+    };
+    client.on('error', onClientError);
+    try {
+      return await fn(client, () => (drop = true));
+    } catch (err) {
+      if (isReadOnly(err) || isTimedOut(err) || isUnavailable(err)) drop = true;
+      throw err;
+    } finally {
+      client.off('error', onClientError);
+      client.release(drop);
+    }
+  }
+
   const db: Db = {
     kind: 'postgres',
     pooled: pooler,
     query: <R>(sql: string, params?: readonly unknown[], name?: string) =>
-      run(async () => {
-        const client = await pool.connect();
-        let failed: Error | undefined;
-        try {
+      run(() =>
+        leased(async (client) => {
           const res = await client.query(statement(sql, params, nameFor(sql, params, name), deadline));
           return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 } satisfies QueryResult<R>;
-        } catch (err) {
-          // A connection that leads to a standby is dropped, so the pool's next one reaches the primary.
-          if (isReadOnly(err) || isTimedOut(err)) failed = err as Error;
-          throw err;
-        } finally {
-          client.release(failed);
-        }
-      }),
+        }),
+      ),
     tx: (fn, txOpts) =>
-      run(async () => {
-        const limit = txOpts?.patient ? undefined : deadline;
-        const client = await pool.connect();
-        let broken = false;
-        // A checked-out client has no pool listener: a server shutdown between two statements of
-        // this transaction would otherwise be an unhandled 'error' event that ends the process.
-        const onClientError = (err: Error) => {
-          broken = true;
-          opts.onError?.(err);
-        };
-        client.on('error', onClientError);
-        try {
+      run(() =>
+        leased(async (client, broke) => {
+          const limit = txOpts?.patient ? undefined : deadline;
           await client.query(statement('BEGIN', undefined, undefined, limit));
-          const result = await fn({
-            async query<R>(sql: string, params?: readonly unknown[], name?: string) {
-              const res = await client.query(statement(sql, params, nameFor(sql, params, name), limit));
-              return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
-            },
-            async exec(sql: string) {
-              await client.query(sql);
-            },
-          });
-          await client.query(statement('COMMIT', undefined, undefined, limit));
-          return result;
-        } catch (err) {
-          if (isReadOnly(err)) broken = true; // a standby: drop the connection (see query above)
-          // A statement that timed out is still running on that connection: a ROLLBACK would queue
-          // behind it. Dropping the connection ends the transaction (it commits only if its COMMIT
-          // had already reached the server — the key's recovery point tells a retry which).
-          if (isTimedOut(err)) broken = true;
-          else {
-            try {
-              await client.query('ROLLBACK');
-            } catch {
-              broken = true;
-            }
+          try {
+            const result = await fn({
+              async query<R>(sql: string, params?: readonly unknown[], name?: string) {
+                const res = await client.query(statement(sql, params, nameFor(sql, params, name), limit));
+                return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
+              },
+              async exec(sql: string) {
+                await client.query(sql);
+              },
+            });
+            await client.query(statement('COMMIT', undefined, undefined, limit));
+            return result;
+          } catch (err) {
+            // A statement that timed out is still running on that connection: a ROLLBACK would
+            // queue behind it. Dropping the connection (leased) ends the transaction — it commits
+            // only if its COMMIT had reached the server; the key's recovery point tells a retry which.
+            if (!isTimedOut(err)) await client.query('ROLLBACK').catch(broke);
+            throw err;
           }
-          throw err;
-        } finally {
-          client.off('error', onClientError);
-          client.release(broken);
-        }
-      }),
+        }),
+      ),
     async exec(sql) {
       await run(() => pool.query(sql));
     },
