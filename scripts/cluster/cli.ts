@@ -1,5 +1,5 @@
 // `npm run cluster -- up | status | kill-primary | partition-primary | switchover | kill-gateway [gwN]
-//  | kill-etcd [dbN] | heal | down` — a replicated PostgreSQL cluster (3 etcd, 3 PostgreSQL 15 under
+//  | kill-etcd [dbN] | heal | usage [seconds] | down` — a replicated PostgreSQL cluster (3 etcd, 3 PostgreSQL 15 under
 // Patroni, synchronous replication), 3 gateway hosts and a load balancer, each host a network
 // namespace on this machine (docs/deploy/cluster.md). Needs root (ip netns). `up` prints, as its
 // last line, one JSON object: base, adminTokenFile, demoMerchantFile, patroni, etcd, gateways.
@@ -48,6 +48,9 @@ switch (command) {
   case 'kill-etcd':
     say(`killed etcd on ${cluster.killEtcd(t, arg).name}; \`heal\` restarts it`);
     break;
+  case 'usage':
+    process.stdout.write(`${JSON.stringify(await cluster.usage(t, Number(arg ?? 30)))}\n`);
+    break;
   case 'heal':
     say(`restarted: ${(await cluster.heal(t)).join(', ') || 'nothing'}; links up`);
     break;
@@ -61,6 +64,6 @@ switch (command) {
     break;
   }
   default:
-    say('usage: npm run cluster -- up | status | kill-primary | partition-primary | switchover | kill-gateway [gwN] | kill-etcd [dbN] | heal | down');
+    say('usage: npm run cluster -- up | status | kill-primary | partition-primary | switchover | kill-gateway [gwN] | kill-etcd [dbN] | heal | usage [seconds] | down');
     process.exit(2);
 }

@@ -228,6 +228,23 @@ export async function waitHealthy(t: Topology, ms: number): Promise<void> {
   });
 }
 
+/**
+ * Members that do not run (an old primary whose rewind left it unable to start, as a run of many
+ * failovers met: "WAL location … belongs to timeline 12, but previous recovered WAL file came from
+ * timeline 13") are rebuilt from the leader by Patroni's own reinitialize (a fresh base backup).
+ * Returns the members it asked to rebuild.
+ */
+export async function reinitStuck(t: Topology): Promise<string[]> {
+  const members = (await patroniCluster(t))?.members ?? [];
+  const stuck = members.filter((m) => m.role !== 'leader' && !RUNNING.has(m.state));
+  for (const m of stuck) {
+    const h = hostByName(t, m.name);
+    const r = await http(`${patroniUrl(h)}/reinitialize`, { method: 'POST', body: JSON.stringify({ force: true }), headers: { 'content-type': 'application/json' }, timeoutMs: 10_000 });
+    if (r?.status !== 200) throw new Error(`reinitialize ${m.name}: ${r?.status} ${r?.body}`);
+  }
+  return stuck.map((m) => m.name);
+}
+
 // ——— faults ———
 
 /** SIGKILL of the primary's postmaster (Patroni fails over at once: primary_start_timeout 0). */
@@ -294,6 +311,12 @@ export async function heal(t: Topology): Promise<string[]> {
     if (daemonPid(t, gatewayKey(h)) === null) (restartDaemon(t, gatewayKey(h)), done.push(gatewayKey(h)));
   }
   if (daemonPid(t, 'lb') === null) (restartDaemon(t, 'lb'), done.push('lb'));
+  // A member still not running a minute later is rebuilt from the leader.
+  try {
+    await waitHealthy(t, 60_000);
+  } catch {
+    done.push(...(await reinitStuck(t)).map((m) => `reinitialize ${m}`));
+  }
   return done;
 }
 
@@ -303,6 +326,33 @@ export async function status(t: Topology): Promise<object> {
   const gateways = await Promise.all(gatewayHosts(t).map(async (h) => ({ host: h.name, pid: daemonPid(t, gatewayKey(h)), ready: (await http(`http://${h.ip}:${PORTS.gateway}/readyz`))?.status === 200 })));
   const lb = await http(`http://127.0.0.1:${t.lbPort}/readyz`);
   return { patroni: members.map((m) => ({ name: m.name, role: m.role, state: m.state, timeline: m.timeline, lag: m.lag })), etcd, gateways, loadBalancer: { url: `http://127.0.0.1:${t.lbPort}`, status: lb?.status ?? null } };
+}
+
+/** CPU (cores busy, averaged over `seconds`) and resident memory of every process of the cluster. */
+export async function usage(t: Topology, seconds: number): Promise<{ cores: number; rssMb: number; processes: number }> {
+  const pids = () => [...t.hosts.flatMap(pidsIn), daemonPid(t, 'lb')].filter((p): p is number => p !== null);
+  const ticks = (pid: number) => {
+    try {
+      const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+      return Number(rest[11]) + Number(rest[12]);
+    } catch {
+      return 0;
+    }
+  };
+  const rss = (pid: number) => {
+    try {
+      return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+    } catch {
+      return 0;
+    }
+  };
+  const before = new Map(pids().map((p) => [p, ticks(p)]));
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const now = pids();
+  const used = now.reduce((sum, p) => sum + ticks(p) - (before.get(p) ?? ticks(p)), 0);
+  // /proc counts CPU time in clock ticks of 1/100 s on Linux.
+  return { cores: Number((used / 100 / seconds).toFixed(2)), rssMb: Math.round(now.reduce((sum, p) => sum + rss(p), 0)), processes: now.length };
 }
 
 /** Stops everything the cluster started and removes its namespaces, interfaces and directory. */

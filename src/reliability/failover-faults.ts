@@ -65,7 +65,15 @@ export async function injectFault(t: Topology, kind: FaultKind): Promise<FaultRu
       break;
     }
   }
-  await cluster.waitHealthy(t, 180_000);
+  // Patroni brings the old primary back by itself (pg_rewind); when that fails (after many
+  // failovers a rewound node may not start), the operator's step is Patroni's reinitialize.
+  try {
+    await cluster.waitHealthy(t, 90_000);
+  } catch {
+    const rebuilt = await cluster.reinitStuck(t);
+    detail += `; ${rebuilt.length ? `reinitialize ${rebuilt.join(', ')}` : 'no member stuck'}`;
+    await cluster.waitHealthy(t, 240_000);
+  }
   return { kind, at, detail, healedAt: Date.now() };
 }
 

@@ -21,6 +21,7 @@ import { waitForCallbacks, waitUntilSettled } from './checks.ts';
 import { checkFailover, countByOp } from './failover-check.ts';
 import { FAULT_KINDS, firstWriteAfter, injectFault, recoveryMs, type FaultKind, type FaultRun } from './failover-faults.ts';
 import { CLIENT_TIMEOUT_MS, FailoverLoad } from './failover-load.ts';
+import { streamsHear } from './failover-listeners.ts';
 import { createMerchantOver } from './load.ts';
 
 /** Why the cluster cannot run here, or false. */
@@ -39,6 +40,10 @@ function clusterSkip(): string | false {
 
 const LONG = Number(process.env.KARIBCHE_FAILOVER_FAULTS ?? 0);
 const PLAN: FaultKind[] = LONG > 0 ? Array.from({ length: LONG }, (_, i) => FAULT_KINDS[i % FAULT_KINDS.length]!) : ['kill-primary', 'kill-gateway'];
+/** The event streams' safety-net re-read: far beyond the wait for a notification below. */
+const LISTEN_PROOF_KEEPALIVE_MS = 300_000;
+/** How soon each gateway's event stream must see a change after the faults (only NOTIFY brings it). */
+const NOTIFIED_WITHIN_MS = 30_000;
 /** The bound on any answer while the cluster fails over (stated in docs/deploy/cluster.md). */
 const ANSWER_BOUND_MS = 15_000;
 
@@ -55,7 +60,7 @@ describe('database failover on a replicated cluster', () => {
     let load: FailoverLoad | null = null;
     let running: Promise<void> | null = null;
     try {
-      const info = await cluster.up({ id: t.id, lbPort: t.lbPort, dir: t.dir, log, gatewayEnv: { KARIBCHE_RECONCILE_AFTER_SECONDS: '1', KARIBCHE_CALLBACK_POLL_MS: '500' } });
+      const info = await cluster.up({ id: t.id, lbPort: t.lbPort, dir: t.dir, log, gatewayEnv: { KARIBCHE_RECONCILE_AFTER_SECONDS: '1', KARIBCHE_CALLBACK_POLL_MS: '500', KARIBCHE_EVENT_STREAM_KEEPALIVE_MS: String(LISTEN_PROOF_KEEPALIVE_MS) } });
       await rx.start(0, info.rootAddress);
       const adminToken = fs.readFileSync(info.adminTokenFile, 'utf8').trim();
       const merchant = await createMerchantOver(info.base, adminToken, { splitEnrolled: true, saveCardEnabled: true, callbackUrlPrefixes: [`http://${info.rootAddress}:*`], defaultCallbackUrl: rx.url });
@@ -76,6 +81,11 @@ describe('database failover on a replicated cluster', () => {
       load.stop();
       await running;
       running = null;
+      // Every gateway listens again (LISTEN re-subscribed on the new primary): each one's event
+      // stream sees a payment paid after the faults, long before its keep-alive re-read.
+      const heard = await streamsHear(info.base, info.gateways, adminToken, merchant, NOTIFIED_WITHIN_MS);
+      log(`event streams of ${info.gateways.length} gateways heard the payment after ${heard.join(', ')} ms`);
+      assert.ok(!heard.includes(-1), `a gateway's event stream heard nothing in ${NOTIFIED_WITHIN_MS} ms: ${heard.join(', ')}`);
 
       const leader = await cluster.waitPrimary(t, 60_000);
       const url = `postgres://postgres@${leader.ip}:5432/${cluster.DATABASE}`;
