@@ -104,7 +104,7 @@ export class FailoverLoad {
       ...(flow === 'saved-card' ? { saveCard: true } : {}),
     };
     const op: OpKind = unkeyed ? 'create-unkeyed' : 'create';
-    const created = unkeyed ? await this.once('POST', '/v1/gateway/payments', body) : await this.untilFinal('POST', '/v1/gateway/payments', body, merchantPaymentId);
+    const created = unkeyed ? await this.unkeyedCreate(body) : await this.untilFinal('POST', '/v1/gateway/payments', body, merchantPaymentId);
     if (created?.status !== 200) {
       if (!created || created.status >= 500 || created.status === 409) this.record.unknown.push({ op, flow, key: unkeyed ? null : merchantPaymentId, merchantPaymentId, last: describe(created) });
       return;
@@ -128,6 +128,21 @@ export class FailoverLoad {
       if (charged?.status === 200) this.ack({ op: 'execution', flow, key, payId: String(charged.body.payId), recId, answer: charged.body });
       else if (!charged || charged.status >= 500 || charged.status === 409) this.record.unknown.push({ op: 'execution', flow, key, recId, last: describe(charged) });
     }
+  }
+
+  /**
+   * A create without a key is sent once: after a 5xx or no answer its outcome stays unknown (the
+   * merchant would look it up by merchantPaymentId before creating anew). Only a refusal that
+   * proves nothing ran (no token, an expired one: 401) is sent again.
+   */
+  private async unkeyedCreate(body: unknown): Promise<Answer | null> {
+    for (let i = 0; i < 3; i++) {
+      const headers = await this.merchantHeaders();
+      const res = headers ? await this.once('POST', '/v1/gateway/payments', body, headers) : null;
+      if (res?.status !== 401) return res;
+      this.token = null;
+    }
+    return null;
   }
 
   /** Pays as the customer would (the sandbox's simulate), then reads the payment until it settled. */
