@@ -168,11 +168,17 @@ export const CREDENTIAL_HEADERS: Record<Credential, string> = {
   admin: 'Authorization: Bearer <admin token>',
 };
 
-/** The variables every example reads, explained once at the top of the reference. */
+/** The variables every example reads, explained once at the top of the reference (the quick start sets them). */
 export const VARIABLES: [string, string][] = [
   ['BASE / $base / base', 'the gateway’s address, e.g. http://127.0.0.1:8080'],
   ['API_KEY / $apiKey / apiKey', 'the merchant’s API key (credentials.apiKey in data/demo-merchant.json in the sandbox)'],
+  ['CLIENT_ID / $clientId / clientId', 'the merchant’s client id (credentials.clientId)'],
+  ['CLIENT_SECRET / $clientSecret / clientSecret', 'the merchant’s client secret (credentials.clientSecret)'],
+  ['CALLBACK_SECRET / $callbackSecret / callbackSecret', 'the secret that signs the merchant’s callbacks (credentials.callbackSecret)'],
   ['TOKEN / $token / token', 'an access token from POST /v1/gateway/access-token (valid 24 h)'],
   ['ADMIN_TOKEN / $adminToken / adminToken', 'the operator token (data/admin-token in the sandbox)'],
-  ['PAY_ID, REC_ID, … / $payId, … / payId, …', 'the path parameters of the operation'],
+  ['PAY_ID, REC_ID, … / $payId, … / payId, …', 'the path parameters of the operation, and the ids in a body (a saved card’s recId)'],
 ];
+
+/** The shell variables a reader sets once (the quick start tells how) and every example reads. */
+export const READER_VARIABLES = VARIABLES.map(([names]) => names.split(' / ')[0]!).filter((name) => /^[A-Z_]+$/.test(name));
