@@ -3,6 +3,7 @@
 // — parameters, body fields, credentials, an example request in curl, PHP and Node, an example
 // response, the operation's error codes — rendered as an HTML page and as its Markdown twin.
 import { sample } from 'openapi-sampler';
+import { IDEMPOTENCY_KEYS } from '../api/examples.ts';
 import { catalogue } from '../errors/catalogue.ts';
 import type { Credential } from './openapi.ts';
 import { curl, node, php, type RequestExample } from './snippets.ts';
@@ -123,9 +124,10 @@ function buildOperation(doc: OpenApiDocument, path: string, method: string, op: 
   const body = jsonMedia(op.requestBody?.content);
   if (body?.schema) fields.push(...bodyFields(body.schema, resolve));
   const query = Object.fromEntries(params.filter((p) => p.in === 'query' && (p.example ?? p.schema?.examples?.[0]) !== undefined).map((p) => [p.name, String(p.example ?? p.schema.examples[0])]));
-  const headers = Object.fromEntries(
-    params.filter((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key').map((p) => ['Idempotency-Key', String(p.example ?? p.schema?.examples?.[0] ?? 'a-unique-key-per-operation')]),
-  );
+  // A key of its own per operation: run one after the other, the examples never reuse one (422).
+  const operation: string | undefined = op['x-karibche-operation'];
+  const key = IDEMPOTENCY_KEYS[operation ?? ''] ?? `${slug(`${method}-${path}`)}-1`;
+  const headers = Object.fromEntries(params.filter((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key').map(() => ['Idempotency-Key', key]));
   const request: RequestExample = { method: method.toUpperCase(), path, query, credentials, headers, body: body?.schema ? exampleOf(body, doc) : undefined };
   const ok = Object.entries<Schema>(op.responses ?? {}).find(([status]) => /^2/.test(status));
   const okMedia = ok ? jsonMedia(ok[1].content) : undefined;

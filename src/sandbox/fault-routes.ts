@@ -24,7 +24,7 @@ const FaultView = Type.Object({
 
 export function faultRoutes(scope: FastifyInstance, s: Services): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  const base = { onRequest: sandboxAuth(s, { merchantOnly: true }), config: { operation: 'sandbox' as const } };
+  const base = { onRequest: sandboxAuth(s), config: { operation: 'sandbox' as const, merchantOnly: true } };
   const tags = ['Sandbox'];
 
   app.post(
