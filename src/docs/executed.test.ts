@@ -62,6 +62,8 @@ function withPorts(code: string, ports: Record<number, number>): string {
   return code.replace(/\b(127\.0\.0\.1|localhost):(\d+)\b/g, (_, host: string, p: string) => `${host}:${swap(p)}`).replace(/\bPORT=(\d+)\b/g, (_, p: string) => `PORT=${swap(p)}`);
 }
 
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
 /** One bash script for a page: its runnable blocks in order, each announced on stderr. */
 function pageScript(page: string, blocks: DocBlock[], s: Session, dir: string): { script: string; ran: DocBlock[] } {
   const lines = [
@@ -73,6 +75,7 @@ function pageScript(page: string, blocks: DocBlock[], s: Session, dir: string): 
   const setsReaderVariables = page === 'docs/guides/quickstart.md';
   if (page.startsWith('docs/') && !setsReaderVariables && fs.existsSync(s.state)) lines.push(`source ${JSON.stringify(s.state)}`);
   const ran: DocBlock[] = [];
+  let backgroundLog: string | null = null;
   for (const b of blocks) {
     const runner = RUNNABLE[b.lang];
     if (b.marker?.kind === 'not-run') {
@@ -86,6 +89,16 @@ function pageScript(page: string, blocks: DocBlock[], s: Session, dir: string): 
       tally.excerpts++;
       continue;
     }
+    if (b.marker?.kind === 'output-of-background') {
+      assert.ok(backgroundLog, `${where(b)}: output-of: background, but no block of the page runs in the background before it`);
+      // Each line as a pattern in which ids and numbers may be this run's own.
+      for (const line of b.code.split('\n').filter((l) => l.trim())) {
+        const pattern = line.trim().replace(/[.*+?^${}()|[\]\\/]/g, '\\$&').replace(/[0-9a-f]{32}|\d+/g, (id) => (id.length === 32 ? '[0-9a-f]{32}' : '[0-9]+'));
+        lines.push(`echo "@@block ${where(b)}" >&2`, `for i in $(seq 1 300); do grep -qE ${shellQuote(pattern)} ${JSON.stringify(backgroundLog)} && break; sleep 0.1; done`, `grep -E ${shellQuote(pattern)} ${JSON.stringify(backgroundLog)}`);
+      }
+      count('output of a background block');
+      continue;
+    }
     if (!runner) {
       assert.ok(SHOWN.has(b.lang), `${where(b)}: ${b.problem}`);
       tally.shown++;
@@ -95,6 +108,7 @@ function pageScript(page: string, blocks: DocBlock[], s: Session, dir: string): 
     lines.push(`echo "@@block ${where(b)}" >&2`);
     if (runner === 'shell' && b.marker?.kind === 'background') {
       const log = path.join(dir, `background-${b.line}.log`);
+      backgroundLog = log;
       lines.push(`{\n${code}\n} >${JSON.stringify(log)} 2>&1 &`);
       if (b.marker.port !== null) {
         const port = s.ports[b.marker.port] ?? b.marker.port;

@@ -9,6 +9,8 @@
 //                                          once something listens on the port; stopped with the page
 //   <!-- excerpt-of: samples/callback.mjs -->  a part of a file (path from the page's folder), which
 //                                          must contain it verbatim; the file's own test runs it
+//   <!-- output-of: background -->         what the page's background server prints: the page waits
+//                                          (30 s at most) until it has printed such a line
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -27,7 +29,7 @@ export const RUNNABLE: Record<string, 'shell' | 'node' | 'php' | 'python'> = {
 /** Languages that are shown, not run: data and output (an answer, a file's content, a terminal's text). */
 export const SHOWN = new Set(['json', 'text', 'http', 'ini']);
 
-export type Marker = { kind: 'not-run'; reason: string } | { kind: 'background'; port: number | null } | { kind: 'excerpt-of'; file: string };
+export type Marker = { kind: 'not-run'; reason: string } | { kind: 'background'; port: number | null } | { kind: 'excerpt-of'; file: string } | { kind: 'output-of-background' };
 
 export interface DocBlock {
   /** Path from the repository's root: README.md, docs/guides/quickstart.md. */
@@ -42,11 +44,12 @@ export interface DocBlock {
 }
 
 function parseMarker(line: string): Marker | string | null {
-  const m = /^<!--\s*(not-run|run|excerpt-of)\s*:\s*(.*?)\s*-->$/.exec(line.trim());
-  if (!m) return /^<!--\s*(not-run|run|excerpt-of)\b/.test(line.trim()) ? `unreadable marker: ${line.trim()}` : null;
+  const m = /^<!--\s*(not-run|run|excerpt-of|output-of)\s*:\s*(.*?)\s*-->$/.exec(line.trim());
+  if (!m) return /^<!--\s*(not-run|run|excerpt-of|output-of)\b/.test(line.trim()) ? `unreadable marker: ${line.trim()}` : null;
   const [, kind, value] = m as unknown as [string, string, string];
   if (kind === 'not-run') return value ? { kind, reason: value } : 'a not-run marker needs its reason';
   if (kind === 'excerpt-of') return value ? { kind, file: value } : 'an excerpt-of marker needs its file';
+  if (kind === 'output-of') return value === 'background' ? { kind: 'output-of-background' } : `unknown output-of marker: ${value}`;
   const bg = /^background(?:,\s*port\s+(\d+))?$/.exec(value);
   return bg ? { kind: 'background', port: bg[1] ? Number(bg[1]) : null } : `unknown run marker: ${value}`;
 }
