@@ -27,6 +27,7 @@ import { DEMO_SETTINGS } from '../admin/bootstrap.ts';
 import { CALLBACK_URL } from '../api/examples.ts';
 import { READER_VARIABLES, buildReference, type OpenApiDocument, type ReferenceOperation } from './reference.ts';
 import { RUNNABLE, SHOWN, blocksOf, pagesInReadingOrder, type DocBlock } from '../testing/doc-blocks.ts';
+import { PGLITE_TEMPLATE } from '../testing/databases.ts';
 import { freePort } from '../testing/ports.ts';
 import { startGatewayProcess, type GatewayProcess } from '../testing/process.ts';
 import { Receiver } from '../testing/receiver.ts';
@@ -153,13 +154,18 @@ async function runScript(file: string, cwd: string, timeoutMs: number): Promise<
   return { status, stdout, stderr };
 }
 
-describe('the documentation, run as a reader runs it, against a fresh gateway process', { timeout: 300_000 }, () => {
+describe('the documentation, run as a reader runs it, against a fresh gateway process', { timeout: 600_000 }, () => {
   let gw: GatewayProcess;
   const session: Session = { cwd: '', ports: {}, state: '' };
   before(async () => {
     session.cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-reader-'));
     for (const entry of fs.readdirSync(ROOT)) if (!NOT_LINKED.has(entry)) fs.symlinkSync(path.join(ROOT, entry), path.join(session.cwd, entry));
     fs.mkdirSync(path.join(session.cwd, 'data'));
+    // The test runner's PGlite template is what `npm start`'s first start makes of an empty data
+    // directory (initialised and migrated, nothing else): copied, it saves an initdb that took over
+    // two minutes on two saturated cores. The gateway's bootstrap still writes the admin token and
+    // the demo merchant, as on a first start.
+    if (fs.existsSync(PGLITE_TEMPLATE)) fs.cpSync(PGLITE_TEMPLATE, path.join(session.cwd, 'data', 'pglite'), { recursive: true });
     session.state = path.join(session.cwd, '.reader-variables.sh');
     const gatewayPort = await freePort();
     session.ports = { [DOCUMENTED_PORTS.gateway]: gatewayPort, [DOCUMENTED_PORTS.callbacks]: await freePort() };
@@ -174,7 +180,7 @@ describe('the documentation, run as a reader runs it, against a fresh gateway pr
       KARIBCHE_ADMIN_TOKEN: '',
       DATABASE_URL: '',
       LOG_LEVEL: 'warn',
-    });
+    }, { timeoutMs: 240_000 });
   });
   after(async () => {
     await gw?.kill('SIGTERM');
@@ -204,46 +210,46 @@ describe('the documentation, run as a reader runs it, against a fresh gateway pr
     });
   }
 
-  // Last, as on the docs site: the reference after the guides and the other pages.
-  it('the API reference (/docs/api): every example request, in curl, Node and PHP, in the order of the page', { timeout: 240_000 }, async () => {
-    const base = `http://127.0.0.1:${session.ports[DOCUMENTED_PORTS.gateway]}`;
-    const doc = (await (await fetch(`${base}/openapi.json`)).json()) as OpenApiDocument;
-    const operations = buildReference(doc).flatMap((g) => g.operations);
-    // The page the reader reads is built from the same model: every snippet the test runs is on it.
-    const servedPage = await (await fetch(`${base}/docs/api.md`)).text();
-    const adminToken = fs.readFileSync(path.join(session.cwd, 'data', 'admin-token'), 'utf8').trim();
-    // The callback address of the examples (the quick start's endpoint) answers during the run.
-    const rx = await new Receiver().start(session.ports[DOCUMENTED_PORTS.callbacks]);
-    try {
-      // The three readers at once (each in order): a third of the time on a loaded machine.
-      const languages = ['curl', 'node', 'php'] as const;
-      await Promise.all(languages.map(async (lang) => {
-        const missing = lang === 'php' ? missingRuntime('php') : null;
-        if (missing) {
-          tally.skipped.push(`/docs/api PHP examples: ${missing}`);
-          return;
-        }
+  // Last, as on the docs site: the reference after the guides and the other pages. A reader per
+  // language, the three at once (each in the page's order): a third of the time.
+  describe('the API reference (/docs/api): every example request, in the order of the page', { concurrency: 3 }, () => {
+    const ref = { base: '', operations: [] as ReferenceOperation[], servedPage: '', adminToken: '' };
+    let rx: Receiver | undefined;
+    before(async () => {
+      ref.base = `http://127.0.0.1:${session.ports[DOCUMENTED_PORTS.gateway]}`;
+      const doc = (await (await fetch(`${ref.base}/openapi.json`)).json()) as OpenApiDocument;
+      ref.operations = buildReference(doc).flatMap((g) => g.operations);
+      // The page the reader reads is built from the same model: every snippet the test runs is on it.
+      ref.servedPage = await (await fetch(`${ref.base}/docs/api.md`)).text();
+      ref.adminToken = fs.readFileSync(path.join(session.cwd, 'data', 'admin-token'), 'utf8').trim();
+      // The callback address of the examples (the quick start's endpoint) answers during the run.
+      rx = await new Receiver().start(session.ports[DOCUMENTED_PORTS.callbacks]);
+    });
+    after(() => rx?.stop());
+
+    for (const lang of ['curl', 'node', 'php'] as const) {
+      const missing = lang === 'php' ? missingRuntime('php') : null;
+      if (missing) tally.skipped.push(`/docs/api PHP examples: ${missing}`);
+      it(`in ${lang}`, { timeout: 240_000, skip: missing ?? false }, async () => {
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), `karibche-reference-${lang}-`));
-        // A reader per language, with a merchant of their own set up like the demo merchant (the
-        // examples' Idempotency-Keys would replay another reader's answers).
-        const reader = await ReferenceReader.create(base, adminToken, withPorts(CALLBACK_URL, session.ports), lang);
-        for (const op of operations) {
+        // A merchant of this reader's own, set up like the demo merchant (the examples'
+        // Idempotency-Keys would replay another reader's answers).
+        const reader = await ReferenceReader.create(ref.base, ref.adminToken, withPorts(CALLBACK_URL, session.ports), lang);
+        for (const op of ref.operations) {
           const snippet = op.snippets[lang];
-          assert.ok(servedPage.includes(snippet), `${op.id}: the ${lang} example is not on the served page`);
+          assert.ok(ref.servedPage.includes(snippet), `${op.id}: the ${lang} example is not on the served page`);
           const notRun = REFERENCE_NOT_RUN[op.id];
           if (notRun) {
             if (lang === 'curl') tally.notRun.push(`/docs/api ${op.method} ${op.path} (curl, Node, PHP): ${notRun}`);
             continue;
           }
-          const path_ = await reader.pathVariables(op);
-          const answer = await runSnippet(lang, withPorts(snippet, session.ports), { ...reader.variables(), ...path_ }, dir, session.cwd);
+          const variables = { ...reader.variables(), ...(await reader.pathVariables(op)) };
+          const answer = await runSnippet(lang, withPorts(snippet, session.ports), variables, dir, session.cwd);
           count(`/docs/api ${lang}`);
           if (answer !== null && op.response?.example !== undefined) sameShape(answer, op.response.example, `${lang} ${op.method} ${op.path}`);
           await reader.after(op, answer);
         }
-      }));
-    } finally {
-      await rx.stop();
+      });
     }
   });
 });
