@@ -1228,6 +1228,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "operation": "refund",
+                     *       "outcome": "lost",
+                     *       "times": 2
+                     *     }
+                     */
                     "application/json": {
                         /** @description authorise, capture, void, refund, execution */
                         operation: string;
@@ -1932,6 +1939,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "state": "failed"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Callback ids (evt_…) to redeliver */
                         callbackIds?: string[];

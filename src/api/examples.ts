@@ -115,6 +115,8 @@ export const EXAMPLES = {
   testCallbackBody: { clientId: CLIENT_ID, url: CALLBACK_URL },
   merchantClock: { now: '2026-11-26T21:33:38.353Z', offsetSeconds: 172800, clientId: CLIENT_ID, merchantOffsetSeconds: 172800 },
   resetBody: { clientId: CLIENT_ID },
+  redeliverBody: { state: 'failed' },
+  faultBody: { operation: 'refund', outcome: 'lost', times: 2 },
   reset: { clientId: CLIENT_ID, deleted: { payments: 12, savedCards: 1, callbacks: 9, requests: 40, faults: 0 } },
 };
 

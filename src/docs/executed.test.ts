@@ -260,9 +260,7 @@ describe('the documentation, run as a reader runs it, against a fresh gateway pr
  */
 const REFERENCE_NOT_RUN: Record<string, string> = {
   'get-v1-gateway-events-stream': 'a server-sent event stream never ends (src/api/routes/events.test.ts reads it)',
-  'post-v1-gateway-callbacks-redeliver': 'its body is generated from the schema ("string" for callback ids): no example of its own yet',
   'post-admin-v1-merchants-clientid-users': 'its body is generated from the schema ("string" is no e-mail address): no example of its own yet',
-  'post-sandbox-v1-faults': 'its body is generated from the schema ("string" is no operation): no example of its own yet',
   'post-sandbox-v1-callbacks-conformance': 'its body is generated from the schema ("string" is no URL): no example of its own yet',
   'get-sandbox-v1-callbacks-conformance-runid': 'needs a finished conformance run (src/sandbox/conformance.test.ts)',
 };
