@@ -32,6 +32,7 @@ import { freePort } from '../testing/ports.ts';
 import { startGatewayProcess, type GatewayProcess } from '../testing/process.ts';
 import { Receiver } from '../testing/receiver.ts';
 import { sameShape } from '../testing/same-shape.ts';
+import { waitUntil } from '../testing/wait.ts';
 
 const ROOT = process.cwd();
 /** The ports the docs use, and what each stands for. */
@@ -343,6 +344,14 @@ class ReferenceReader {
     return (await call(this.base, 'GET', `/v1/gateway/payments/${payId}`, this.merchant())).recurringCard.recId;
   }
 
+  /** Until the payment's latest callback is delivered or failed (the callback endpoint of the examples answers 200). */
+  private async callbackSettled(payId: string): Promise<void> {
+    await waitUntil(`the callback of ${payId} delivered or failed`, async () => {
+      const { callbacks } = await call(this.base, 'GET', `/v1/gateway/payments/${payId}/callbacks`, this.merchant());
+      return ['delivered', 'failed', 'undeliverable'].includes(callbacks.at(-1)?.status);
+    });
+  }
+
   /** The path parameters (and a body's recId) of an operation: what the reader has at hand when they run it. */
   async pathVariables(op: ReferenceOperation): Promise<Record<string, string>> {
     const needs = new Set([...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!));
@@ -352,6 +361,8 @@ class ReferenceReader {
       // simulate pays a new payment; completion captures a pre-authorised one; the rest act on a paid one.
       vars.PAY_ID = op.path.endsWith('/simulate') ? await this.payment({}, false) : await this.payment(op.path.endsWith('/completion') ? { preAuth: true } : { callbackUrl: this.callbackUrl });
     }
+    // A reader redelivers a callback that was delivered (or failed), not one on its way: wait for it.
+    if (op.path.endsWith('/callbacks/redeliver')) await this.callbackSettled(vars.PAY_ID!);
     if (needs.has('recId')) vars.REC_ID = await this.savedCard();
     if (needs.has('id')) vars.ID = (await call(this.base, 'POST', '/v1/gateway/api-keys', this.merchant())).id;
     for (const name of needs) assert.ok(name === 'clientId' || vars[name.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()], `${op.id}: no value for {${name}}`);
