@@ -185,6 +185,8 @@ describe('the documentation, run as a reader runs it, against a fresh gateway pr
   });
   after(async () => {
     await gw?.kill('SIGTERM');
+    // The reader's directory: its links go (never what they point to), with the gateway's data.
+    if (session.cwd) fs.rmSync(session.cwd, { recursive: true, force: true });
     const runs = [...tally.run].map(([lang, n]) => `${n} ${lang}`).join(', ');
     console.log(`# docs blocks run: ${[...tally.run.values()].reduce((a, b) => a + b, 0)} (${runs}); shown only (json, text, http, ini): ${tally.shown}; excerpts checked against their file: ${tally.excerpts}`);
     console.log(`# marked not-run: ${tally.notRun.length}\n${tally.notRun.map((r) => `#   ${r}`).join('\n')}`);
