@@ -971,7 +971,7 @@ export interface paths {
                     /**
                      * @example {
                      *       "clientId": "kc531d423b861d20dbe98d",
-                     *       "url": "https://shop.example/callbacks/karibche"
+                     *       "url": "http://127.0.0.1:3000/callbacks"
                      *     }
                      */
                     "application/json": {
@@ -1228,6 +1228,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "operation": "refund",
+                     *       "outcome": "lost",
+                     *       "times": 2
+                     *     }
+                     */
                     "application/json": {
                         /** @description authorise, capture, void, refund, execution */
                         operation: string;
@@ -1425,7 +1432,7 @@ export interface paths {
                          *       "initiator": "client",
                          *       "recurringCard": null,
                          *       "paymentCardNumber": "411111******1111",
-                         *       "merchantPaymentId": "order-1001",
+                         *       "merchantPaymentId": "order-1004",
                          *       "extra": null,
                          *       "extra2": null,
                          *       "split": null,
@@ -1605,8 +1612,10 @@ export interface paths {
                      *     }
                      */
                     "application/json": {
-                        client_id?: string;
-                        client_secret?: string;
+                        /** @description The merchant’s client id */
+                        client_id: string;
+                        /** @description The merchant’s client secret */
+                        client_secret: string;
                     };
                 };
             };
@@ -1930,6 +1939,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "state": "failed"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Callback ids (evt_…) to redeliver */
                         callbackIds?: string[];
@@ -2271,9 +2285,9 @@ export interface paths {
                      *         "total": "25.40"
                      *       },
                      *       "returnurl": "https://shop.example/return",
-                     *       "description": "Order 1001",
-                     *       "merchantPaymentId": "order-1001",
-                     *       "callbackUrl": "https://shop.example/callbacks/karibche",
+                     *       "description": "Order 1004",
+                     *       "merchantPaymentId": "order-1004",
+                     *       "callbackUrl": "http://127.0.0.1:3000/callbacks",
                      *       "language": "EN"
                      *     }
                      */
@@ -2475,7 +2489,7 @@ export interface paths {
                          *       "initiator": "client",
                          *       "recurringCard": null,
                          *       "paymentCardNumber": "411111******1111",
-                         *       "merchantPaymentId": "order-1001",
+                         *       "merchantPaymentId": "order-1004",
                          *       "extra": null,
                          *       "extra2": null,
                          *       "split": null,
@@ -3116,7 +3130,7 @@ export interface paths {
                          *       "initiator": "client",
                          *       "recurringCard": null,
                          *       "paymentCardNumber": "411111******1111",
-                         *       "merchantPaymentId": "order-1001",
+                         *       "merchantPaymentId": "order-1004",
                          *       "extra": null,
                          *       "extra2": null,
                          *       "split": null,

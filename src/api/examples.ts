@@ -6,6 +6,12 @@
 export const PAY_ID = '690c61a9d0a118bfbc2af63054cd695f';
 export const REC_ID = '820fd16506d22e6b9bc11ccf2ca7ee79';
 export const CLIENT_ID = 'kc531d423b861d20dbe98d';
+export const CLIENT_SECRET = 'kbs_d66nyKURfUcXvIlEj199Pw58sU7dBBBewkJYUmne53c';
+/**
+ * The callback endpoint of the quick start (docs/guides/samples/callback.mjs on port 3000): the demo
+ * merchant has 127.0.0.1:* registered, so a create with this callbackUrl runs as pasted.
+ */
+export const CALLBACK_URL = 'http://127.0.0.1:3000/callbacks';
 const BASE = 'http://127.0.0.1:8080';
 
 const links = (payId: string) => [
@@ -15,7 +21,7 @@ const links = (payId: string) => [
 const messages = { httpStatusCode: 200, developerMessage: null, userMessage: null };
 
 export const EXAMPLES = {
-  accessTokenBody: { client_id: CLIENT_ID, client_secret: 'kbs_d66nyKURfUcXvIlEj199Pw58sU7dBBBewkJYUmne53c' },
+  accessTokenBody: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET },
   accessTokenResponse: {
     access_token: 'eyJhbGciOiJIUzI1NiIsImtpZCI6ImsxIiwidHlwIjoiSldUIn0.eyJzdWIiOiJrYzUzMWQ0MjNiODYxZDIwZGJlOThkIn0.laqyTPRwxeoXDJiOnzIjLXFyV1BRxrwZVzZXvcfc-9k',
     token_type: 'Bearer',
@@ -24,9 +30,9 @@ export const EXAMPLES = {
   createPaymentBody: {
     amount: { currency: 'GEL', total: '25.40' },
     returnurl: 'https://shop.example/return',
-    description: 'Order 1001',
-    merchantPaymentId: 'order-1001',
-    callbackUrl: 'https://shop.example/callbacks/karibche',
+    description: 'Order 1004',
+    merchantPaymentId: 'order-1004',
+    callbackUrl: CALLBACK_URL,
     language: 'EN',
   },
   createPaymentResponse: {
@@ -59,7 +65,7 @@ export const EXAMPLES = {
     initiator: 'client',
     recurringCard: null,
     paymentCardNumber: '411111******1111',
-    merchantPaymentId: 'order-1001',
+    merchantPaymentId: 'order-1004',
     extra: null,
     extra2: null,
     split: null,
@@ -98,7 +104,7 @@ export const EXAMPLES = {
   merchantSettingsBody: { methods: [4, 5, 7], saveCardEnabled: true, brandColor: '#0b5cad' },
   credentials: {
     clientId: CLIENT_ID,
-    clientSecret: 'kbs_d66nyKURfUcXvIlEj199Pw58sU7dBBBewkJYUmne53c',
+    clientSecret: CLIENT_SECRET,
     apiKey: 'kbk_ELTi4mwL67WnKLL-n1EcXkTfI7dZgW8l',
     callbackSecret: 'whsec_wnpBqxVis42Dw7bcbWwD/cEg9svs9SjDzRYcjs6rygE=',
   },
@@ -106,8 +112,22 @@ export const EXAMPLES = {
   clock: { now: '2026-11-24T21:33:38.353Z', offsetSeconds: 0 },
   advanceClockBody: { advanceSeconds: 3600 },
   advancedClock: { now: '2026-11-24T22:33:38.362Z', offsetSeconds: 3600, expired: 0 },
-  testCallbackBody: { clientId: CLIENT_ID, url: 'https://shop.example/callbacks/karibche' },
+  testCallbackBody: { clientId: CLIENT_ID, url: CALLBACK_URL },
   merchantClock: { now: '2026-11-26T21:33:38.353Z', offsetSeconds: 172800, clientId: CLIENT_ID, merchantOffsetSeconds: 172800 },
   resetBody: { clientId: CLIENT_ID },
+  redeliverBody: { state: 'failed' },
+  faultBody: { operation: 'refund', outcome: 'lost', times: 2 },
   reset: { clientId: CLIENT_ID, deleted: { payments: 12, savedCards: 1, callbacks: 9, requests: 40, faults: 0 } },
+};
+
+/**
+ * The Idempotency-Key each example request shows, by operation: one key per operation (a key used
+ * again with another request is refused, 422), and none the guides use (the README's try takes
+ * order-1001, the quick start order-1002).
+ */
+export const IDEMPOTENCY_KEYS: Record<string, string> = {
+  'create-payment': 'order-1004',
+  'cancel-payment': 'refund-1004-1',
+  'complete-payment': 'capture-1004',
+  'execute-payment': 'sub-2026-11',
 };

@@ -16,6 +16,8 @@ declare module 'fastify' {
     operation?: import('../errors/catalogue.ts').Operation;
     /** Keep explicit nulls (the admin API uses null to clear a setting). */
     keepNulls?: boolean;
+    /** A sandbox endpoint for one merchant (faults, the conformance run): merchant credentials only. */
+    merchantOnly?: boolean;
   }
 }
 

@@ -39,8 +39,8 @@ export const PostHeaders = Type.Object({
 
 export const AccessTokenBody = Type.Object(
   {
-    client_id: Type.Optional(Type.String()),
-    client_secret: Type.Optional(Type.String()),
+    client_id: Type.String({ description: 'The merchant’s client id' }),
+    client_secret: Type.String({ description: 'The merchant’s client secret' }),
   },
   { examples: [EXAMPLES.accessTokenBody] },
 );

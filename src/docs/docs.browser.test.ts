@@ -100,6 +100,44 @@ describe(`docs site in Chromium [${BACKENDS[0]}]`, { timeout: 300_000 }, () => {
     assert.deepEqual(findings, []);
   });
 
+  it('finds a page with the search box and copies a code block with its button; screenshots', async () => {
+    // The clipboard is read back to compare: the page may only write it, the test reads it.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    try {
+      const page = await context.newPage();
+      watch(page);
+      await page.goto(`${base}/docs`);
+      const box = page.getByRole('searchbox', { name: 'Search the docs' });
+      await box.fill('business-day rule');
+      const first = page.locator('#search .results a').first();
+      await first.waitFor();
+      assert.equal(await first.textContent(), 'Refunds and the business-day rule');
+      await screenshot(page, 'docs-search-1280');
+      // Enter opens the first result; an operation of the reference is found too.
+      await box.press('Enter');
+      await page.waitForURL(`${base}/docs/guides/refunds`);
+      const again = page.getByRole('searchbox', { name: 'Search the docs' });
+      await again.fill('POST /v1/gateway/payments/execution');
+      await page.locator('#search .results a[href="/docs/api#post-v1-gateway-payments-execution"]').waitFor();
+      await again.fill('no-such-word-anywhere');
+      await page.locator('#search .results .none').waitFor();
+
+      await page.goto(`${base}/docs/guides/quickstart`);
+      const block = page.locator('.code').filter({ hasText: 'BASE=http://127.0.0.1:8080' });
+      const button = block.getByRole('button', { name: 'Copy: sh' });
+      await button.click();
+      await page.waitForFunction(() => [...document.querySelectorAll('button.copy')].some((b) => b.textContent === 'Copied'));
+      const copied = await page.evaluate(() => navigator.clipboard.readText());
+      assert.equal(copied, await block.locator('code').textContent());
+      assert.match(copied, /^BASE=http:\/\/127\.0\.0\.1:8080\nAPI_KEY=\$\(node -p/);
+      assert.equal(await page.locator('pre').count(), await page.locator('.code button.copy').count(), 'a button on every code block');
+      await screenshot(page, 'docs-copy-1280');
+    } finally {
+      await context.close();
+    }
+    assert.deepEqual(csp, []);
+  });
+
   it('lets a keyboard user skip to the content and reach the navigation', async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 900 } });
     try {

@@ -1,13 +1,16 @@
 // The frame of every docs page: a header, the navigation (every guide, the reference, every other
 // document under docs/), the page with its own table of contents, and links to the page's
-// Markdown twin and its other language. No script; one stylesheet of our own.
+// Markdown twin and its other language. One stylesheet and one script of our own (docs.js: the
+// search box and the code blocks' copy buttons; the pages read the same without it).
 import type { DocPage } from './files.ts';
 import { escape } from '../web/html.ts';
 
 export const DOCS_CSS_PATH = '/docs/assets/docs.css';
+export const DOCS_JS_PATH = '/docs/assets/docs.js';
+export const SEARCH_INDEX_PATH = '/docs/search.json';
 
-/** The docs pages' policy: nothing but our stylesheet and images; no script at all. */
-export const DOCS_CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+/** The docs pages' policy: our stylesheet, images and one script, which may read the search index; nothing else. */
+export const DOCS_CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const CHROME = {
   en: { skip: 'Skip to the content', menu: 'Menu', onThisPage: 'On this page', markdown: 'This page as Markdown', guides: 'Guides', reference: 'Reference', more: 'More documentation' },
@@ -68,9 +71,9 @@ export function page(pages: DocPage[], o: PageOptions): string {
   ].filter(Boolean);
   return `<!doctype html>
 <html lang="${o.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escape(o.title)} · Karibche</title><link rel="stylesheet" href="${DOCS_CSS_PATH}"></head>
+<title>${escape(o.title)} · Karibche</title><link rel="stylesheet" href="${DOCS_CSS_PATH}"><script src="${DOCS_JS_PATH}" defer></script></head>
 <body><a class="skip" href="#main">${t.skip}</a>
-<header class="top"><a class="brand" href="/docs">Karibche</a><a class="menu" href="#nav">${t.menu}</a></header>
+<header class="top"><a class="brand" href="/docs">Karibche</a><form id="search" class="search" role="search" hidden><input type="search" autocomplete="off" spellcheck="false"><ul class="results" aria-live="polite"></ul></form><a class="menu" href="#nav">${t.menu}</a></header>
 <div class="frame">${navigation(pages, o.path, o.lang)}
 <main id="main">${tools.length ? `<p class="tools">${tools.join(' · ')}</p>` : ''}<article>${withToc(o.body, toc)}</article></main>
 </div></body></html>`;

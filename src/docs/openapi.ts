@@ -14,8 +14,10 @@ export const SECURITY_SCHEMES = {
 
 export type Credential = keyof typeof SECURITY_SCHEMES;
 
-export function credentialsFor(operation: string | undefined): Credential[] {
+export function credentialsFor(operation: string | undefined, merchantOnly = false): Credential[] {
   if (operation === 'access-token') return ['apikey'];
+  // The sandbox's merchant-only endpoints (faults, the conformance run) refuse the admin token.
+  if (operation === 'sandbox' && merchantOnly) return ['apikey', 'bearer'];
   if (operation === 'admin' || operation === 'sandbox') return ['admin'];
   if (operation && MERCHANT_OPERATIONS.includes(operation as Operation)) return ['apikey', 'bearer'];
   return [];
@@ -23,9 +25,10 @@ export function credentialsFor(operation: string | undefined): Credential[] {
 
 /** @fastify/swagger's `transform`: adds `security` and `x-karibche-operation` to each route's schema. */
 export const describeRoute: SwaggerTransform<FastifySchema> = ({ schema, url, route }) => {
-  const operation = (route.config as { operation?: string } | undefined)?.operation;
+  const config = route.config as { operation?: string; merchantOnly?: boolean } | undefined;
+  const operation = config?.operation;
   if (!schema || !operation) return { schema, url };
-  const credentials = credentialsFor(operation);
+  const credentials = credentialsFor(operation, config?.merchantOnly);
   return {
     url,
     schema: {

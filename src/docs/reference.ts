@@ -3,6 +3,7 @@
 // — parameters, body fields, credentials, an example request in curl, PHP and Node, an example
 // response, the operation's error codes — rendered as an HTML page and as its Markdown twin.
 import { sample } from 'openapi-sampler';
+import { IDEMPOTENCY_KEYS } from '../api/examples.ts';
 import { catalogue } from '../errors/catalogue.ts';
 import type { Credential } from './openapi.ts';
 import { curl, node, php, type RequestExample } from './snippets.ts';
@@ -123,9 +124,10 @@ function buildOperation(doc: OpenApiDocument, path: string, method: string, op: 
   const body = jsonMedia(op.requestBody?.content);
   if (body?.schema) fields.push(...bodyFields(body.schema, resolve));
   const query = Object.fromEntries(params.filter((p) => p.in === 'query' && (p.example ?? p.schema?.examples?.[0]) !== undefined).map((p) => [p.name, String(p.example ?? p.schema.examples[0])]));
-  const headers = Object.fromEntries(
-    params.filter((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key').map((p) => ['Idempotency-Key', String(p.example ?? p.schema?.examples?.[0] ?? 'a-unique-key-per-operation')]),
-  );
+  // A key of its own per operation: run one after the other, the examples never reuse one (422).
+  const operation: string | undefined = op['x-karibche-operation'];
+  const key = IDEMPOTENCY_KEYS[operation ?? ''] ?? `${slug(`${method}-${path}`)}-1`;
+  const headers = Object.fromEntries(params.filter((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key').map(() => ['Idempotency-Key', key]));
   const request: RequestExample = { method: method.toUpperCase(), path, query, credentials, headers, body: body?.schema ? exampleOf(body, doc) : undefined };
   const ok = Object.entries<Schema>(op.responses ?? {}).find(([status]) => /^2/.test(status));
   const okMedia = ok ? jsonMedia(ok[1].content) : undefined;
@@ -168,11 +170,17 @@ export const CREDENTIAL_HEADERS: Record<Credential, string> = {
   admin: 'Authorization: Bearer <admin token>',
 };
 
-/** The variables every example reads, explained once at the top of the reference. */
+/** The variables every example reads, explained once at the top of the reference (the quick start sets them). */
 export const VARIABLES: [string, string][] = [
   ['BASE / $base / base', 'the gateway’s address, e.g. http://127.0.0.1:8080'],
   ['API_KEY / $apiKey / apiKey', 'the merchant’s API key (credentials.apiKey in data/demo-merchant.json in the sandbox)'],
+  ['CLIENT_ID / $clientId / clientId', 'the merchant’s client id (credentials.clientId)'],
+  ['CLIENT_SECRET / $clientSecret / clientSecret', 'the merchant’s client secret (credentials.clientSecret)'],
+  ['CALLBACK_SECRET / $callbackSecret / callbackSecret', 'the secret that signs the merchant’s callbacks (credentials.callbackSecret)'],
   ['TOKEN / $token / token', 'an access token from POST /v1/gateway/access-token (valid 24 h)'],
   ['ADMIN_TOKEN / $adminToken / adminToken', 'the operator token (data/admin-token in the sandbox)'],
-  ['PAY_ID, REC_ID, … / $payId, … / payId, …', 'the path parameters of the operation'],
+  ['PAY_ID, REC_ID, … / $payId, … / payId, …', 'the path parameters of the operation, and the ids in a body (a saved card’s recId)'],
 ];
+
+/** The shell variables a reader sets once (the quick start tells how) and every example reads. */
+export const READER_VARIABLES = VARIABLES.map(([names]) => names.split(' / ')[0]!).filter((name) => /^[A-Z_]+$/.test(name));

@@ -6,21 +6,24 @@
 //   /docs/errors               the error catalogue (problem `type` URLs point here)
 //   /docs/postman.json         a Postman collection (v2.1) built from the same reference
 //   /openapi.json, /llms.txt
+//   /docs/search.json          the search index of the search box (every page and operation)
 // Pages are rendered once, when first asked for (the reference needs the finished route table),
-// under their own Content-Security-Policy: our stylesheet and images, no script, nothing external.
+// under their own Content-Security-Policy: our stylesheet, images and script, nothing external.
 import fs from 'node:fs';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { escape } from '../web/html.ts';
 import { errorsBody } from './errors-page.ts';
 import { docsDirectory, loadPages, loadStaticFiles, type DocPage } from './files.ts';
-import { DOCS_CSP, DOCS_CSS_PATH, REFERENCE_LINKS, page } from './layout.ts';
+import { DOCS_CSP, DOCS_CSS_PATH, DOCS_JS_PATH, REFERENCE_LINKS, SEARCH_INDEX_PATH, page } from './layout.ts';
 import { llmsTxt } from './llms.ts';
 import { renderMarkdown } from './markdown.ts';
 import { postmanCollection } from './postman.ts';
 import { buildReference, type OpenApiDocument } from './reference.ts';
 import { referenceHtml, referenceMarkdown } from './reference-render.ts';
+import { searchIndex } from './search-index.ts';
 
 const css = fs.readFileSync(new URL('./assets/docs.css', import.meta.url), 'utf8');
+const js = fs.readFileSync(new URL('./assets/docs.js', import.meta.url), 'utf8');
 
 function home(pages: DocPage[]): string {
   const item = (p: DocPage) =>
@@ -48,9 +51,11 @@ export function docsRoutes(app: FastifyInstance, publicUrl: string): void {
     reply.code(status).type('text/html; charset=utf-8').header('Content-Security-Policy', DOCS_CSP).header('Cache-Control', 'no-cache').send(body);
   const text = (reply: FastifyReply, type: string, body: string | Buffer) => reply.type(type).header('Cache-Control', 'no-cache').send(body);
 
+  const rendered = new Map<string, ReturnType<typeof renderMarkdown>>();
+  const render = (p: DocPage) => rendered.get(p.slug) ?? (rendered.set(p.slug, renderMarkdown(dir, `${p.slug}.md`, p.markdown)), rendered.get(p.slug)!);
   const docPage = (p: DocPage) =>
     once(`page:${p.slug}`, () => {
-      const r = renderMarkdown(dir, `${p.slug}.md`, p.markdown);
+      const r = render(p);
       return page(pages, {
         title: p.title,
         lang: p.lang,
@@ -66,6 +71,8 @@ export function docsRoutes(app: FastifyInstance, publicUrl: string): void {
   app.get('/openapi.json', { schema: hide }, async () => app.swagger());
   app.get('/docs', { schema: hide }, async (_r, reply) => html(reply, once('home', () => page(pages, { title: 'Documentation', lang: 'en', path: '/docs', body: home(pages) }))));
   app.get(DOCS_CSS_PATH, { schema: hide }, async (_r, reply) => reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(css));
+  app.get(DOCS_JS_PATH, { schema: hide }, async (_r, reply) => reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(js));
+  app.get(SEARCH_INDEX_PATH, { schema: hide }, async (_r, reply) => text(reply, 'application/json; charset=utf-8', once('search', () => JSON.stringify(searchIndex(pages, render, reference())))));
   app.get('/docs/api', { schema: hide }, async (_r, reply) =>
     html(
       reply,

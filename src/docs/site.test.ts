@@ -13,7 +13,7 @@ import { BACKENDS } from '../testing/databases.ts';
 import { useGateway } from '../testing/harness.ts';
 import { stateDiagramSvg } from './diagram.ts';
 import { docsDirectory, loadPages } from './files.ts';
-import { DOCS_CSP } from './layout.ts';
+import { DOCS_CSP, DOCS_JS_PATH } from './layout.ts';
 import { POSTMAN_SCHEMA } from './postman.ts';
 
 const { Collection } = postman;
@@ -99,12 +99,34 @@ describe('docs files', () => {
   });
 });
 
+/** The page without its one script tag (docs.js, our own); asserts that it is there, once. */
+function withoutDocsScript(html: string): string {
+  const tag = `<script src="${DOCS_JS_PATH}" defer></script>`;
+  assert.equal(html.split(tag).length, 2, 'the docs script, once');
+  return html.replace(tag, '');
+}
+
 for (const backend of BACKENDS) {
   describe(`docs site [${backend}]`, () => {
     const ctx = useGateway(backend);
     const get = (url: string) => ctx.t.app.inject(url);
 
-    it('serves every Markdown file under docs/ as a page with its CSP, no script, no inline style and no external URL, and as Markdown', async () => {
+    it('serves the search index (every page and every operation of the reference, as plain text) and the docs script', async () => {
+      const res = await get('/docs/search.json');
+      assert.equal(res.statusCode, 200);
+      const index = res.json() as { url: string; title: string; headings: string[]; text: string }[];
+      for (const p of pages) assert.ok(index.some((e) => e.url === `/docs/${p.slug}` && e.title === p.title), `${p.slug} is not in the index`);
+      assert.ok(index.some((e) => e.url === '/docs/api#post-v1-gateway-payments' && e.title === 'POST /v1/gateway/payments'));
+      const quickstart = index.find((e) => e.url === '/docs/guides/quickstart')!;
+      assert.ok(quickstart.headings.includes('4. Create a payment'));
+      assert.match(quickstart.text, /Idempotency-Key: order-1002/);
+      assert.doesNotMatch(quickstart.text, /<\/?[a-z]+[ >]/, 'no markup');
+      const js = await get('/docs/assets/docs.js');
+      assert.equal(js.statusCode, 200);
+      assert.match(String(js.headers['content-type']), /^text\/javascript/);
+    });
+
+    it('serves every Markdown file under docs/ as a page with its CSP, only the docs script, no inline style and no external URL, and as Markdown', async () => {
       assert.ok(pages.length >= 18, `${pages.length} pages`);
       for (const p of pages) {
         const res = await get(`/docs/${p.slug}`);
@@ -112,7 +134,7 @@ for (const backend of BACKENDS) {
         assert.match(String(res.headers['content-type']), /^text\/html; charset=utf-8/);
         assert.equal(res.headers['content-security-policy'], DOCS_CSP);
         assert.equal(res.headers['x-frame-options'], 'DENY');
-        assert.doesNotMatch(res.body, /<script|\sstyle=|<style|\son[a-z]+=/i, `${p.slug}: script or inline style`);
+        assert.doesNotMatch(withoutDocsScript(res.body), /<script|\sstyle=|<style|\son[a-z]+=/i, `${p.slug}: script or inline style`);
         assert.deepEqual(externalUrls(res.body), [], `${p.slug}: external URL`);
         assert.match(res.body, new RegExp(`<html lang="${p.lang}"`));
         const md = await get(`/docs/${p.slug}.md`);
@@ -124,7 +146,7 @@ for (const backend of BACKENDS) {
         const res = await get(url);
         assert.equal(res.statusCode, 200, url);
         assert.equal(res.headers['content-security-policy'], DOCS_CSP, url);
-        assert.doesNotMatch(res.body, /<script|\sstyle=|<style/i, url);
+        assert.doesNotMatch(withoutDocsScript(res.body), /<script|\sstyle=|<style/i, url);
         assert.deepEqual(externalUrls(res.body), [], `${url}: external URL`);
       }
       const missing = await get('/docs/no-such-page');

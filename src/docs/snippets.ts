@@ -1,7 +1,10 @@
 // Example requests in curl, PHP and Node for the API reference. They read their credentials from
 // variables the reference explains once (BASE, API_KEY, TOKEN, ADMIN_TOKEN) and take path
 // parameters from variables named after them, so a snippet can be pasted as it is. The PHP and
-// Node versions need nothing installed: PHP's stream functions, Node's fetch.
+// Node versions need nothing installed: PHP's stream functions, Node's fetch. An id or a secret in
+// an example body that is the reader's own (their client id and secret, a saved card's recId) is
+// shown as the variable that holds it, never as the literal of the merchant the example was taken from.
+import { CLIENT_ID, CLIENT_SECRET, REC_ID } from '../api/examples.ts';
 import type { Credential } from './openapi.ts';
 
 export interface RequestExample {
@@ -20,6 +23,20 @@ const camel = (name: string) => name.replace(/[-_]+(\w)/g, (_, c: string) => c.t
 const queryString = (q: Record<string, string>) => (Object.keys(q).length ? `?${new URLSearchParams(q).toString()}` : '');
 const json = (v: unknown) => JSON.stringify(v, null, 2);
 
+/** Example body values that are the reader's own, by the variable (curl's name) that holds them. */
+const READER_VALUES = new Map<unknown, string>([
+  [CLIENT_ID, 'CLIENT_ID'],
+  [CLIENT_SECRET, 'CLIENT_SECRET'],
+  [REC_ID, 'REC_ID'],
+]);
+/** JSON text in which each of the reader's values is `variable(name)` instead. */
+function withVariables(text: string, variable: (curlName: string) => string): string {
+  for (const [value, name] of READER_VALUES) text = text.replaceAll(JSON.stringify(value), variable(name));
+  return text;
+}
+/** A curl variable's name in PHP and Node: CLIENT_ID → clientId. */
+const variableName = (curlName: string) => camel(curlName.toLowerCase());
+
 function authHeaders(credentials: Credential[]): [string, string, string, string][] {
   // [header, curl value, PHP value, Node value]
   return credentials.map((c) =>
@@ -36,12 +53,14 @@ export function curl(r: RequestExample): string {
   const lines = [`curl -X ${r.method} "${url}"`];
   for (const [name, value] of authHeaders(r.credentials)) lines.push(`-H "${name}: ${value}"`);
   for (const [name, value] of Object.entries(r.headers)) lines.push(`-H '${name}: ${value}'`);
-  if (r.body !== undefined) lines.push(`-H 'Content-Type: application/json'`, `-d '${json(r.body).replace(/'/g, `'\\''`)}'`);
+  // Inside the single-quoted body a variable closes the quotes: '{"recId": "'"$REC_ID"'"}'.
+  if (r.body !== undefined) lines.push(`-H 'Content-Type: application/json'`, `-d '${withVariables(json(r.body).replace(/'/g, `'\\''`), (name) => `"'"$${name}"'"`)}'`);
   return lines.join(' \\\n  ');
 }
 
 function phpValue(v: unknown, indent: string): string {
   if (v === null || v === undefined) return 'null';
+  if (READER_VALUES.has(v)) return `$${variableName(READER_VALUES.get(v)!)}`;
   if (typeof v === 'string') return `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
   if (typeof v !== 'object') return String(v);
   const inner = `${indent}    `;
@@ -80,7 +99,7 @@ export function node(r: RequestExample): string {
     ...Object.entries(r.headers).map(([name, value]) => `'${name}': ${JSON.stringify(value).replace(/^"|"$/g, "'")},`),
     ...(r.body !== undefined ? ["'Content-Type': 'application/json',"] : []),
   ];
-  const body = r.body !== undefined ? [`  body: JSON.stringify(${json(r.body).replace(/\n/g, '\n  ')}),`] : [];
+  const body = r.body !== undefined ? [`  body: JSON.stringify(${withVariables(json(r.body), variableName).replace(/\n/g, '\n  ')}),`] : [];
   return [
     `const res = await fetch(${url}, {`,
     `  method: '${r.method}',`,

@@ -18,11 +18,12 @@ declare module 'fastify' {
   }
 }
 
-export function sandboxAuth(s: Services, opts: { merchantOnly?: boolean } = {}) {
+/** The route's `config.merchantOnly` (also what its OpenAPI `security` says) makes it a merchant's call only. */
+export function sandboxAuth(s: Services) {
   const admin = adminAuth(s.config, s.db);
   const merchant = merchantAuth(s.merchants, s.tokens);
   return async function authenticateSandbox(request: FastifyRequest): Promise<void> {
-    if (opts.merchantOnly || request.headers.apikey !== undefined) {
+    if (request.routeOptions.config.merchantOnly || request.headers.apikey !== undefined) {
       await merchant(request);
       request.sandboxClientId = request.merchant.clientId;
     } else {

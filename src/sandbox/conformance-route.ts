@@ -48,7 +48,7 @@ const Report = Type.Object({
 
 export function conformanceRoutes(scope: FastifyInstance, s: Services): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  const base = { onRequest: sandboxAuth(s, { merchantOnly: true }), config: { operation: 'sandbox' as const } };
+  const base = { onRequest: sandboxAuth(s), config: { operation: 'sandbox' as const, merchantOnly: true } };
   app.post(
     '/callbacks/conformance',
     {

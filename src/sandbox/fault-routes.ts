@@ -4,6 +4,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { EXAMPLES } from '../api/examples.ts';
 import { errorResponses } from '../api/schemas.ts';
 import { Violations } from '../errors/gateway-error.ts';
 import type { Services } from '../services.ts';
@@ -24,7 +25,7 @@ const FaultView = Type.Object({
 
 export function faultRoutes(scope: FastifyInstance, s: Services): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  const base = { onRequest: sandboxAuth(s, { merchantOnly: true }), config: { operation: 'sandbox' as const } };
+  const base = { onRequest: sandboxAuth(s), config: { operation: 'sandbox' as const, merchantOnly: true } };
   const tags = ['Sandbox'];
 
   app.post(
@@ -40,7 +41,7 @@ export function faultRoutes(scope: FastifyInstance, s: Services): void {
           operation: Type.String({ description: FAULT_OPERATIONS.join(', ') }),
           outcome: Type.String({ description: FAULT_OUTCOMES.join(', ') }),
           times: Type.Optional(Type.Integer({ description: `1–${MAX_FAULT_TIMES}, default 1` })),
-        }),
+        }, { examples: [EXAMPLES.faultBody] }),
         response: { 201: FaultView, ...errorResponses },
       },
     },

@@ -14,6 +14,9 @@ export function accessTokenRoute(scope: FastifyInstance, s: Services, failures: 
   app.post(
     '/access-token',
     {
+      // The schema says what the bank requires; a body without it still gets the bank's answer
+      // (access-token.400.001, after the API key is checked), not a generic invalid-fields one.
+      attachValidation: true,
       config: { operation: 'access-token', rateLimit: { max: s.config.tokenRequestsPerMinute, timeWindow: 60_000 } },
       schema: {
         hide,
@@ -26,7 +29,7 @@ export function accessTokenRoute(scope: FastifyInstance, s: Services, failures: 
     },
     async (request) => {
       const merchant = await merchantFromApiKey(s.merchants, request);
-      const { client_id: clientId, client_secret: secret } = request.body;
+      const { client_id: clientId, client_secret: secret } = request.validationError ? { client_id: '', client_secret: '' } : request.body;
       if (!clientId || !secret) {
         await failures.failedWithoutCheck(request.ip);
         throw gatewayError(ERRORS.invalidClientCredentials, { detail: 'client_id or client_secret is missing or wrong' });

@@ -7,6 +7,7 @@ import { callbackId } from '../../callbacks/ids.ts';
 import { MAX_BULK, listProblemCallbacks, redeliverProblems, type BulkRedelivery } from '../../callbacks/problems.ts';
 import type { Services } from '../../services.ts';
 import { merchantAuth } from '../auth.ts';
+import { EXAMPLES } from '../examples.ts';
 import { idempotent } from '../idempotency.ts';
 import { Headers, PostHeaders, errorResponses } from '../schemas.ts';
 
@@ -33,7 +34,7 @@ const BulkBody = Type.Object(
     callbackIds: Type.Optional(Type.Array(Type.String({ maxLength: 40 }), { maxItems: MAX_BULK, description: 'Callback ids (evt_…) to redeliver' })),
     state: Type.Optional(Type.String({ description: 'Or every callback in this state: failed or undeliverable' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [EXAMPLES.redeliverBody] },
 );
 const BulkResponse = Type.Object({
   items: Type.Array(Type.Object({ callbackId: Type.String(), status: Type.String() })),
