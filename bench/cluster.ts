@@ -24,6 +24,9 @@ fs.chmodSync(parent, 0o755);
 const t = cluster.clusterTopology({ id: 90, lbPort: await freePort(), dir: path.join(parent, 'cluster') });
 try {
   const info = await cluster.up({ id: t.id, lbPort: t.lbPort, dir: t.dir, log: (l) => console.log(`cluster: ${l}`), gatewayEnv: { KARIBCHE_ADMIN_TOKEN: ADMIN, LOG_LEVEL } });
+  // Idle first: what the whole cluster costs this machine doing nothing.
+  const idle = await cluster.usage(t, 20);
+  console.log(`idle cluster: ${idle.cores} cores busy, ${idle.rssMb} MB resident, ${idle.processes} processes (20 s)`);
   const variants = [
     { name: 'one gateway, one PostgreSQL', url: gw.url, headers: gw.headers },
     { name: 'cluster: 3 gateways, Patroni sync replication', url: `${info.base}/v1/gateway/payments`, headers: await merchantHeaders(info.base) },
