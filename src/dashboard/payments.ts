@@ -14,6 +14,7 @@ import { returnable } from '../payments/rules/cancel.ts';
 import { windowOf } from '../payments/operations.ts';
 import type { OperationWindow } from '../payments/rules/window.ts';
 import { selectSavedCard } from '../payments/saved-cards.ts';
+import { parseIsoInstant } from '../payments/rules/fields.ts';
 import { listPayments, parsePaymentQuery, type PaymentQuery } from '../payments/search-payments.ts';
 import { selectEvents, selectOperations, selectPayment } from '../payments/store.ts';
 import { forRequest } from '../services.ts';
@@ -42,7 +43,7 @@ function filtersOf(q: Static<typeof PaymentsQuery>): Filters {
  * refuses it with the API's own message.
  */
 function searchOf(f: Filters, timeZone: string): PaymentQuery {
-  const day = (d: string | undefined, after = false) => (d && DAY.test(d) && !Number.isNaN(Date.parse(d)) ? startOfBusinessDay(after ? nextDay(d) : d, timeZone).toISOString() : d);
+  const day = (d: string | undefined, after = false) => (d && DAY.test(d) && parseIsoInstant(d) ? startOfBusinessDay(after ? nextDay(d) : d, timeZone).toISOString() : d);
   return { ...f, from: day(f.from), to: day(f.to, true) };
 }
 
