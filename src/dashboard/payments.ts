@@ -92,7 +92,7 @@ export function paymentPages(scope: FastifyInstance, d: Dashboard): void {
     );
   });
 
-  /** The payment's page, with a notice or a refusal above it. */
+  /** The payment's page, with a notice or a refusal above it. Its offer is decided on the merchant's clock, as the API decides (issue 26). */
   async function showPayment(request: FastifyRequest, reply: FastifyReply, payId: string, extra: Pick<PaymentState, 'notice' | 'problem'> = {}, status = 200) {
     const clientId = accountOf(request).merchant.clientId;
     const p = await getPayment(forRequest(s, request, clientId), clientId, payId);
@@ -104,7 +104,7 @@ export function paymentPages(scope: FastifyInstance, d: Dashboard): void {
       selectDeliveries(s.db, payId),
       recId ? selectSavedCard(s.db, recId) : null,
     ]);
-    const state: PaymentState = { p, row, events, operations, card, ...callbacks, actions: allowedActions(row, await windowOf(s, s.db, row, s.clock.now())), ...extra };
+    const state: PaymentState = { p, row, events, operations, card, ...callbacks, actions: allowedActions(row, await windowOf(s, s.db, row, forRequest(s, request, clientId).clock.now())), ...extra };
     return sendPage(reply, paymentPage(viewOf(d, request, `/dashboard/payments/${payId}`), state), status);
   }
 
