@@ -37,12 +37,22 @@ export class AttemptRecorder {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
-        const statuses = await recordAttempts(this.db, batch.map((w) => w.record), this.clock.base.now()); // each merchant's offset is added in SQL
-        batch.forEach((w, i) => w.resolve(statuses[i]!));
+        await this.writeBatch(batch);
       } catch (err) {
-        for (const w of batch) w.reject(err);
+        if (batch.length === 1) {
+          batch[0]!.reject(err);
+          continue;
+        }
+        // One statement for many merchants' attempts: one attempt the database refuses must not
+        // take the others with it (issue 26). Each is written alone; only the refused one fails.
+        for (const w of batch) await this.writeBatch([w]).catch((e) => w.reject(e));
       }
     }
     this.writing = false;
+  }
+
+  private async writeBatch(batch: Waiting[]): Promise<void> {
+    const statuses = await recordAttempts(this.db, batch.map((w) => w.record), this.clock.base.now()); // each merchant's offset is added in SQL
+    batch.forEach((w, i) => w.resolve(statuses[i]!));
   }
 }

@@ -1,6 +1,7 @@
 // The developers' pages: API keys through the API's own use cases (createApiKey, deleteApiKey:
 // a revoked key stops at once in every process), client secret rotation (earlier tokens stop
 // working), and the request log (listRequests, the API's GET /requests).
+import { unkeyed } from '../idempotency/unit-of-work.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayError } from '../errors/gateway-error.ts';
@@ -33,7 +34,7 @@ export function developerPages(scope: FastifyInstance, d: Dashboard): void {
 
   app.post(`${HOME}/api-keys`, form, async (request, reply) =>
     orRefusal(async () => {
-      const key = await createApiKey(s, accountOf(request).merchant.clientId);
+      const key = await createApiKey(s, accountOf(request).merchant.clientId, unkeyed(s.db));
       request.log.info({ event: 'dashboard.api_key_created', clientId: accountOf(request).merchant.clientId, keyId: key.id }, 'api key created from the dashboard');
       return render(request, reply, { shown: { label: request.dashboard!.t.keyCreated, value: key.apiKey } });
     }, refused(request, reply)),
@@ -51,7 +52,7 @@ export function developerPages(scope: FastifyInstance, d: Dashboard): void {
       );
     }
     return orRefusal(async () => {
-      await deleteApiKey(s, clientId, keyId);
+      await deleteApiKey(s, clientId, keyId, unkeyed(s.db));
       request.log.info({ event: 'dashboard.api_key_revoked', clientId, keyId }, 'api key revoked from the dashboard');
       return reply.redirect(`${HOME}?notice=key-revoked`, 303);
     }, refused(request, reply));

@@ -14,6 +14,7 @@ import { returnable } from '../payments/rules/cancel.ts';
 import { windowOf } from '../payments/operations.ts';
 import type { OperationWindow } from '../payments/rules/window.ts';
 import { selectSavedCard } from '../payments/saved-cards.ts';
+import { parseIsoInstant } from '../payments/rules/fields.ts';
 import { listPayments, parsePaymentQuery, type PaymentQuery } from '../payments/search-payments.ts';
 import { selectEvents, selectOperations, selectPayment } from '../payments/store.ts';
 import { forRequest } from '../services.ts';
@@ -42,7 +43,7 @@ function filtersOf(q: Static<typeof PaymentsQuery>): Filters {
  * refuses it with the API's own message.
  */
 function searchOf(f: Filters, timeZone: string): PaymentQuery {
-  const day = (d: string | undefined, after = false) => (d && DAY.test(d) && !Number.isNaN(Date.parse(d)) ? startOfBusinessDay(after ? nextDay(d) : d, timeZone).toISOString() : d);
+  const day = (d: string | undefined, after = false) => (d && DAY.test(d) && parseIsoInstant(d) ? startOfBusinessDay(after ? nextDay(d) : d, timeZone).toISOString() : d);
   return { ...f, from: day(f.from), to: day(f.to, true) };
 }
 
@@ -91,7 +92,7 @@ export function paymentPages(scope: FastifyInstance, d: Dashboard): void {
     );
   });
 
-  /** The payment's page, with a notice or a refusal above it. */
+  /** The payment's page, with a notice or a refusal above it. Its offer is decided on the merchant's clock, as the API decides (issue 26). */
   async function showPayment(request: FastifyRequest, reply: FastifyReply, payId: string, extra: Pick<PaymentState, 'notice' | 'problem'> = {}, status = 200) {
     const clientId = accountOf(request).merchant.clientId;
     const p = await getPayment(forRequest(s, request, clientId), clientId, payId);
@@ -103,7 +104,7 @@ export function paymentPages(scope: FastifyInstance, d: Dashboard): void {
       selectDeliveries(s.db, payId),
       recId ? selectSavedCard(s.db, recId) : null,
     ]);
-    const state: PaymentState = { p, row, events, operations, card, ...callbacks, actions: allowedActions(row, await windowOf(s, s.db, row, s.clock.now())), ...extra };
+    const state: PaymentState = { p, row, events, operations, card, ...callbacks, actions: allowedActions(row, await windowOf(s, s.db, row, forRequest(s, request, clientId).clock.now())), ...extra };
     return sendPage(reply, paymentPage(viewOf(d, request, `/dashboard/payments/${payId}`), state), status);
   }
 

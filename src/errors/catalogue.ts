@@ -37,8 +37,8 @@ export const MERCHANT_OPERATIONS: readonly Operation[] = [
   'callbacks',
   'events',
 ];
-const POST_OPERATIONS: readonly Operation[] = ['create-payment', 'cancel-payment', 'complete-payment', 'execute-payment', 'delete-card', 'callbacks'];
-const BODY_OPERATIONS: readonly Operation[] = ['access-token', ...POST_OPERATIONS, 'api-keys', 'admin', 'sandbox'];
+const POST_OPERATIONS: readonly Operation[] = ['create-payment', 'cancel-payment', 'complete-payment', 'execute-payment', 'delete-card', 'callbacks', 'api-keys'];
+const BODY_OPERATIONS: readonly Operation[] = ['access-token', ...POST_OPERATIONS, 'admin', 'sandbox'];
 const ALL: readonly Operation[] = OPERATIONS;
 
 export interface ErrorDef {

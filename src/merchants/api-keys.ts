@@ -2,6 +2,7 @@
 // digest; revocation drops the directory cache here and, by notification, in every other process.
 import { ERRORS } from '../errors/catalogue.ts';
 import { gatewayError } from '../errors/gateway-error.ts';
+import type { UnitOfWork } from '../idempotency/unit-of-work.ts';
 import type { Db } from '../store/db.ts';
 import { apiKeyId, revokeApiKey, selectActiveApiKeys, type ApiKeyInfo } from './api-key-store.ts';
 import { hashSecret, keyPrefix, newApiKey } from './credentials.ts';
@@ -16,21 +17,36 @@ interface Deps {
 
 export const MAX_ACTIVE_KEYS = 10;
 
-export async function createApiKey(s: Deps, clientId: string): Promise<ApiKeyInfo & { apiKey: string }> {
-  const active = await selectActiveApiKeys(s.db, clientId);
-  if (active.length >= MAX_ACTIVE_KEYS) throw gatewayError(ERRORS.tooManyApiKeys, { detail: `At most ${MAX_ACTIVE_KEYS} active API keys; revoke one first` });
+/**
+ * Creates a key in the request's unit of work (an Idempotency-Key runs it once). What the unit of
+ * work stores for a replay is the key's id, prefix and creation time: never the key itself, which
+ * exists only as a digest once this answer is sent (a replay names the key but cannot show it).
+ */
+/** A created key as a replay answers it: the key itself only in the first answer. */
+export type CreatedApiKey = ApiKeyInfo & { apiKey?: string };
+
+export async function createApiKey(s: Deps, clientId: string, uow: UnitOfWork<CreatedApiKey>): Promise<ApiKeyInfo & { apiKey: string }> {
   const apiKey = newApiKey();
-  const now = s.clock.now();
-  await insertApiKey(s.db, clientId, apiKey, now);
-  return { id: apiKeyId(hashSecret(apiKey)), prefix: keyPrefix(apiKey), createdAt: now.toISOString(), apiKey };
+  const info = await uow.finish(async (q) => {
+    const active = await selectActiveApiKeys(q, clientId);
+    if (active.length >= MAX_ACTIVE_KEYS) throw gatewayError(ERRORS.tooManyApiKeys, { detail: `At most ${MAX_ACTIVE_KEYS} active API keys; revoke one first` });
+    const now = s.clock.now();
+    await insertApiKey(q, clientId, apiKey, now);
+    return { id: apiKeyId(hashSecret(apiKey)), prefix: keyPrefix(apiKey), createdAt: now.toISOString() };
+  });
+  return { ...info, apiKey };
 }
 
 export const listApiKeys = (s: Deps, clientId: string) => selectActiveApiKeys(s.db, clientId);
 
-export async function deleteApiKey(s: Deps, clientId: string, id: string): Promise<void> {
-  const outcome = await revokeApiKey(s.db, clientId, id, s.clock.now());
-  if (outcome === 'missing') throw gatewayError(ERRORS.apiKeyNotFound, { detail: `No active API key ${printable(id).slice(0, 40)}` });
-  if (outcome === 'last') throw gatewayError(ERRORS.lastApiKey);
+/** Revokes a key in the request's unit of work (an Idempotency-Key replays the first answer). */
+export async function deleteApiKey(s: Deps, clientId: string, id: string, uow: UnitOfWork<{ revoked: string }>): Promise<void> {
+  await uow.finish(async (q) => {
+    const outcome = await revokeApiKey(q, clientId, id, s.clock.now());
+    if (outcome === 'missing') throw gatewayError(ERRORS.apiKeyNotFound, { detail: `No active API key ${printable(id).slice(0, 40)}` });
+    if (outcome === 'last') throw gatewayError(ERRORS.lastApiKey);
+    return { revoked: id }; // (not null: a stored null reads as a key finished before results were kept)
+  });
   await s.merchants.changed(clientId);
 }
 

@@ -17,7 +17,11 @@ export function startOfBusinessDay(day: string, timeZone: string): Date {
         .formatToParts(new Date(ms))
         .map((x) => [x.type, x.value]),
     );
-    return Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second)) - ms;
+    // Not Date.UTC: it reads the years 0–99 as 1900–1999 (a filter on 0001-01-02 became 1901).
+    const wall = new Date(0);
+    wall.setUTCFullYear(Number(p.year), Number(p.month) - 1, Number(p.day));
+    wall.setUTCHours(Number(p.hour), Number(p.minute), Number(p.second));
+    return wall.getTime() - ms;
   };
   const guess = midnightUtc - offsetAt(midnightUtc);
   // Once more at the guess, in case the offset changes between the two (a DST switch that night).

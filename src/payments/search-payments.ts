@@ -3,6 +3,8 @@
 import { Violations } from '../errors/gateway-error.ts';
 import type { PaymentDeps } from './deps.ts';
 import { paymentDetails, type PaymentDetails } from './details.ts';
+import { isWellFormedId } from './ids.ts';
+import { isoInstant, parseIsoInstant, plainText } from './rules/fields.ts';
 import { parseAmount } from './money.ts';
 import { STATUS } from './state-machine.ts';
 import { searchPayments, type PaymentFilter } from './search-store.ts';
@@ -33,10 +35,11 @@ export function encodeCursor(createdAt: Date, payId: string): string {
   return Buffer.from(`${createdAt.toISOString()}|${payId}`).toString('base64url');
 }
 
+/** A cursor this endpoint wrote: an instant the database holds and a well-formed payId (a forged one is a 400, not a query). */
 function decodeCursor(raw: string): PaymentFilter['after'] | null {
   const [iso, payId, ...rest] = Buffer.from(raw, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(iso ?? '');
-  if (rest.length || !payId || Number.isNaN(createdAt.getTime())) return null;
+  const createdAt = parseIsoInstant(iso ?? '');
+  if (rest.length || !payId || !isWellFormedId(payId) || !createdAt) return null;
   return { createdAt, payId };
 }
 
@@ -60,9 +63,8 @@ export function parsePaymentQuery(qs: PaymentQuery): { filter: PaymentFilter; li
   }
   for (const k of ['from', 'to'] as const) {
     if (blank(qs[k])) continue;
-    const d = new Date(String(qs[k]));
-    if (Number.isNaN(d.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(String(qs[k]))) v.add(k, 'must be an ISO 8601 date or date-time');
-    else f[k] = d;
+    const d = isoInstant(v, k, String(qs[k]));
+    if (d) f[k] = d;
   }
   for (const k of ['minAmount', 'maxAmount'] as const) {
     if (blank(qs[k])) continue;
@@ -74,8 +76,9 @@ export function parsePaymentQuery(qs: PaymentQuery): { filter: PaymentFilter; li
   if (f.from && f.to && f.from >= f.to) v.add('to', 'must be after from');
   for (const k of ['merchantPaymentId', 'payId'] as const) {
     if (blank(qs[k])) continue;
-    if (String(qs[k]).length <= 200) f[k] = String(qs[k]);
-    else v.add(k, 'must be at most 200 characters');
+    // The create's rule for text (no control character, no lone surrogate): a NUL is no search.
+    const text = plainText(v, k, String(qs[k]), 200);
+    if (text !== null) f[k] = text;
   }
   let limit = 20;
   if (!blank(qs.limit)) {

@@ -45,7 +45,8 @@ function cleanText(text: string): boolean {
   return !text.includes('\\') && !SECRET_PREFIX.test(text) && !SECRET_KEY.test(text) && !hasCardLikeRun(text);
 }
 
-function scrubString(s: string): string {
+/** Free text with every card number and secret in it masked (what the request log does to a body's strings). */
+export function scrubString(s: string): string {
   if (!mayHide(s)) return s;
   // Card numbers as the history checker finds them (src/payments/card.ts) first, then any other
   // run of card-like digits. Again until nothing changes: the last four digits a mask keeps can

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { BACKENDS } from '../testing/databases.ts';
 import { assertCleanEcho, assertDocumentedRejection, openArena, type Arena, type Target } from '../testing/hostile/arena.ts';
 import { cardNumbersIn } from '../payments/card.ts';
-import { ENDPOINTS, endpointKey, type Endpoint } from '../testing/hostile/endpoints.ts';
+import { ENDPOINTS, endpointKey, servedRoutes, type Endpoint } from '../testing/hostile/endpoints.ts';
 import { formKeyArb, formValueArb, hostileStrings, mutationArb, numberSpellings, renderForm, renderJson, type Mutation } from '../testing/hostile/grammar.ts';
 import { accessToken, basicPayment } from '../testing/harness.ts';
 
@@ -51,21 +51,6 @@ const caseArb: fc.Arbitrary<Case> = fc.nat({ max: ENDPOINTS.length - 1 }).chain(
     query: fc.array(fc.tuple(fc.constantFrom(...QUERY_KEYS), fc.oneof(fc.constantFrom('en', 'ka', 'EN', '5'), formValueArb)), { maxLength: 4 }),
   });
 });
-
-/** The routes Fastify serves, as endpoint keys, read from its route tree (HEAD is GET's twin). */
-function servedRoutes(tree: string): string[] {
-  const stack: string[] = [];
-  const keys: string[] = [];
-  for (const line of tree.split('\n')) {
-    const m = /^([│ ]*)[├└]── (\S+)(?: \(([^)]*)\))?/.exec(line);
-    if (!m) continue;
-    const depth = m[1]!.length / 4;
-    stack.length = depth;
-    stack.push(m[2]!.replace(/:[A-Za-z]+(\|:[A-Za-z]+)*/g, ':x'));
-    for (const method of (m[3] ?? '').split(', ').filter((x) => x && x !== 'HEAD')) keys.push(endpointKey(method, stack.join('')));
-  }
-  return keys;
-}
 
 for (const backend of BACKENDS) {
   describe(`hostile input by grammar [${backend}]`, () => {

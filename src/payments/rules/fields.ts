@@ -67,6 +67,29 @@ export function plainText(v: Violations, field: string, value: string, max: numb
   return null;
 }
 
+const ISO_DAY = /^(\d{4})-(\d{2})-(\d{2})(?:$|T)/;
+const daysIn = (year: number, month: number) => (month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31);
+
+/**
+ * An ISO 8601 date or date-time naming an instant the database can hold: a day of the calendar
+ * (JavaScript reads 2026-02-30 as 2 March), in the years 1 to 9999 (JavaScript reads year 0 and
+ * PostgreSQL refuses it). The one rule for every date a client sends (filters, cursors).
+ */
+export function parseIsoInstant(raw: string): Date | null {
+  const m = ISO_DAY.exec(raw);
+  const d = new Date(raw);
+  const [year, month, day] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [0, 0, 0];
+  const real = m !== null && month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month);
+  return real && !Number.isNaN(d.getTime()) && d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999 ? d : null;
+}
+
+/** parseIsoInstant as a field rule. */
+export function isoInstant(v: Violations, field: string, raw: string): Date | null {
+  const d = parseIsoInstant(raw);
+  if (!d) v.add(field, 'must be an ISO 8601 date or date-time between the years 1 and 9999');
+  return d;
+}
+
 /**
  * An absolute http(s) URL. Control characters (CR/LF above all) are refused: the URL standard would
  * silently drop some of them, and the address later becomes a Location header. Other non-ASCII text

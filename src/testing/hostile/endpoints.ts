@@ -137,3 +137,18 @@ export function endpointKey(method: string, path: string): string {
   // Fastify's route tree prints a wildcard route `/docs/*` as `/docs` with a child `*`.
   return `${method.toUpperCase()} ${folded.replace(/:[A-Za-z]+/g, ':_').replace(/\/\*$/, '*')}`;
 }
+
+/** The routes Fastify serves, as endpoint keys, read from its route tree (`printRoutes({ commonPrefix: false })`; HEAD is GET's twin). */
+export function servedRoutes(tree: string): string[] {
+  const stack: string[] = [];
+  const keys: string[] = [];
+  for (const line of tree.split('\n')) {
+    const m = /^([│ ]*)[├└]── (\S+)(?: \(([^)]*)\))?/.exec(line);
+    if (!m) continue;
+    const depth = m[1]!.length / 4;
+    stack.length = depth;
+    stack.push(m[2]!.replace(/:[A-Za-z]+(\|:[A-Za-z]+)*/g, ':x'));
+    for (const method of (m[3] ?? '').split(', ').filter((x) => x && x !== 'HEAD')) keys.push(endpointKey(method, stack.join('')));
+  }
+  return keys;
+}

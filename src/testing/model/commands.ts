@@ -7,12 +7,14 @@ import fc from 'fast-check';
 import { businessDay } from '../../payments/business-day.ts';
 import { parseAmount } from '../../payments/money.ts';
 import { MerchantClient, SPLIT_IBAN, accessToken, type TestGateway } from '../harness.ts';
-import { BLOCK_DAYS, EXPIRATION_MINUTES, canComplete, cardHolder, cancel, complete, expireDue, planCancel, pay, splitPart, type Model, type ModelPayment } from './reference.ts';
+import { BLOCK_DAYS, EXPIRATION_MINUTES, canComplete, offeredActions, cardHolder, cancel, complete, expireDue, planCancel, pay, splitPart, type Model, type ModelPayment } from './reference.ts';
 
 export interface Real {
   t: TestGateway;
   m: MerchantClient;
   timeZone: string;
+  /** The cookies of a dashboard user of the merchant, signed in (sessions run on real time). */
+  dashboardCookie: string;
 }
 
 const decimal = (minor: number) => (minor / 100).toFixed(2); // test-side rendering of a request amount
@@ -22,7 +24,8 @@ const minorOf = (v: unknown): number => {
   const parsed = parseAmount(v);
   return parsed.ok ? parsed.minor : NaN;
 };
-const today = (r: Real) => businessDay(r.t.clock.now(), r.timeZone);
+// The merchant's business day: its own sandbox clock (the gateway clock plus the merchant's offset).
+const today = (r: Real) => businessDay(r.t.clock.forMerchant(r.m.credentials.clientId).now(), r.timeZone);
 
 export const CARDS = {
   approve: { card: '4111111111111111', approved: true, otp: undefined, blockDays: BLOCK_DAYS },
@@ -76,6 +79,7 @@ export async function verify(model: Model, r: Real, step: string): Promise<void>
     assert.equal(rows[0]!.n, p.finalEntries, `${what}: final events`);
     assert.equal(rows[0]!.attempts, p.attempts, `${what}: attempts`);
   }
+  await verifyDashboard(model, r, step);
 }
 
 type Cmd = fc.AsyncCommand<Model, Real, false>;
@@ -275,18 +279,33 @@ class DeleteSavedCard implements Cmd {
   toString = () => `deleteSavedCard(${JSON.stringify(this.o)})`;
 }
 
+/**
+ * The dashboard's offer on every payment's page is what the model (checked against the API after
+ * every step) says the API accepts now: the page decides on the merchant's clock, as the API does.
+ */
+async function verifyDashboard(model: Model, r: Real, step: string): Promise<void> {
+  const day = today(r);
+  for (const p of model.payments) {
+    const page = await r.t.app.inject({ method: 'GET', url: `/dashboard/payments/${p.payId}`, headers: { cookie: r.dashboardCookie } });
+    assert.equal(page.statusCode, 200, `${step}: dashboard ${p.payId}: ${page.statusCode}`);
+    const offered = [...page.body.matchAll(new RegExp(`action="/dashboard/payments/${p.payId}/(refund|complete|void)"`, 'g'))].map((m) => m[1]!).sort();
+    assert.deepEqual(offered, offeredActions(p, day, model.nowMs), `${step}: the dashboard offers ${offered.join(', ') || 'nothing'} for ${p.payId} (${p.status}, paid ${p.paidDay}, today ${day})`);
+  }
+}
+
 class Advance implements Cmd {
-  constructor(readonly seconds: number) {}
+  /** `merchant`: the merchant's own sandbox clock (merchant credentials), else the gateway's (admin token). */
+  constructor(readonly seconds: number, readonly clock: 'gateway' | 'merchant' = 'gateway') {}
   // Across business days and past block windows (7 days for 0838, 30 otherwise), within 40 days.
   check = (m: Readonly<Model>) => m.nowMs - MODEL_START + this.seconds * 1000 < 40 * 86_400_000;
   async run(model: Model, r: Real) {
-    const res = await r.t.admin('POST', '/sandbox/v1/clock', { advanceSeconds: this.seconds });
+    const res = this.clock === 'gateway' ? await r.t.admin('POST', '/sandbox/v1/clock', { advanceSeconds: this.seconds }) : await r.m.post('/sandbox/v1/clock', { advanceSeconds: this.seconds });
     assert.equal(res.statusCode, 200, res.body);
     model.nowMs += this.seconds * 1000;
     expireDue(model);
     await verify(model, r, String(this));
   }
-  toString = () => `advance(${this.seconds}s)`;
+  toString = () => `advance(${this.seconds}s, ${this.clock})`;
 }
 
 class Restart implements Cmd {
@@ -300,21 +319,55 @@ class Restart implements Cmd {
   toString = () => 'restart()';
 }
 
+/** A payment created and paid at once (a payment left unpaid expires at the first clock step). */
+class CreateAndPay implements Cmd {
+  constructor(
+    readonly create: Create,
+    readonly card: CardName,
+  ) {}
+  check = () => true;
+  async run(model: Model, r: Real) {
+    await this.create.run(model, r);
+    await new Pay({ pick: model.payments.length - 1, card: this.card, via: 'simulate' }).run(model, r);
+  }
+  toString = () => `${this.create}+pay(${this.card})`;
+}
+
 /** Model time starts at 0 for each run; only differences matter. */
 export const MODEL_START = 0;
 
+const createArb = fc
+  .record({
+    total: fc.constantFrom(100, 1050, 9999, 2),
+    preAuth: fc.boolean(),
+    saveCard: fc.boolean(),
+    split: fc.boolean(),
+    currency: fc.constantFrom('GEL' as const, 'USD' as const, 'EUR' as const),
+    methods: fc.constantFrom('card' as const, 'default' as const),
+    installment: fc.boolean(),
+  })
+  .map((o) => new Create(o));
+
+/**
+ * The merchant's own clock against the dashboard (issue 26, class d): payments paid, refunded in
+ * part and completed while the merchant's sandbox clock moves by hours, days and past block
+ * windows — verify() compares every payment page's offer with what the API accepts after each step.
+ */
+const cancelArb = fc.record({ pick: fc.nat(20), part: fc.constantFrom('half' as const, 'cent' as const) }).map((o) => new Cancel(o));
+const merchantAdvanceArb = fc.constantFrom(3_600, 86_400, 8 * 86_400).map((s) => new Advance(s, 'merchant'));
+const createAndPayArb = fc.tuple(createArb, fc.constantFrom<CardName>('approve', 'shortBlock')).map(([create, card]) => new CreateAndPay(create, card));
+export const merchantClockCommandArbs = [
+  createAndPayArb,
+  createAndPayArb,
+  cancelArb,
+  cancelArb,
+  fc.record({ pick: fc.nat(20), part: fc.constantFrom('full' as const, 'half' as const) }).map((o) => new Complete(o)),
+  merchantAdvanceArb,
+  merchantAdvanceArb,
+];
+
 export const commandArbs = [
-  fc
-    .record({
-      total: fc.constantFrom(100, 1050, 9999, 2),
-      preAuth: fc.boolean(),
-      saveCard: fc.boolean(),
-      split: fc.boolean(),
-      currency: fc.constantFrom('GEL' as const, 'USD' as const, 'EUR' as const),
-      methods: fc.constantFrom('card' as const, 'default' as const),
-      installment: fc.boolean(),
-    })
-    .map((o) => new Create(o)),
+  createArb,
   fc.record({ pick: fc.nat(20), card: fc.constantFrom<CardName>('approve', 'approve', 'decline', 'insufficientFunds', 'threeDsPass', 'threeDsFail', 'shortBlock'), via: fc.constantFrom('simulate' as const, 'form' as const) }).map((o) => new Pay(o)),
   fc.record({ pick: fc.nat(20), method: fc.constantFrom(...SPOT_METHODS), approve: fc.boolean(), via: fc.constantFrom('simulate' as const, 'form' as const) }).map((o) => new PayBy(o)),
   fc.record({ pick: fc.nat(20), card: fc.constantFrom<CardName>('approve', 'decline'), via: fc.constant('simulate' as const) }).map((o) => new Pay(o)),
@@ -322,6 +375,6 @@ export const commandArbs = [
   fc.record({ pick: fc.nat(20), part: fc.constantFrom('full' as const, 'half' as const) }).map((o) => new Complete(o)),
   fc.record({ pick: fc.nat(20) }).map((o) => new ChargeSavedCard(o)),
   fc.record({ pick: fc.nat(20) }).map((o) => new DeleteSavedCard(o)),
-  fc.constantFrom(600, 3_600, 86_400, 3 * 86_400).map((s) => new Advance(s)),
+  fc.tuple(fc.constantFrom(600, 3_600, 86_400, 3 * 86_400), fc.constantFrom('gateway' as const, 'merchant' as const)).map(([s, clock]) => new Advance(s, clock)),
   fc.constant(new Restart()),
 ];

@@ -129,3 +129,14 @@ export function splitPart(p: ModelPayment, amount: number): number {
   const merchantLeft = held - p.returned - (p.split - p.splitReturned);
   return Math.max(0, amount - merchantLeft);
 }
+
+/**
+ * What the dashboard must offer on the payment's page now: exactly the operations the API accepts
+ * for the whole amount (issue 26, class d: the dashboard and the API decide on the same clock).
+ */
+export function offeredActions(p: ModelPayment, today: string, nowMs: number): string[] {
+  const offered: string[] = [];
+  if (canComplete(p, p.amount, today, nowMs)) offered.push('complete');
+  if (planCancel(p, null, today, nowMs).ok) offered.push(p.status === 'WaitingConfirm' ? 'void' : 'refund');
+  return offered.sort();
+}
