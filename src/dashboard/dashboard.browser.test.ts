@@ -34,6 +34,8 @@ async function untranslated(page: Page, kept: string[]): Promise<string[]> {
   const text = await page.evaluate(() => {
     const body = document.body.cloneNode(true) as HTMLElement;
     body.querySelectorAll('code, [lang="en"], .who').forEach((c) => c.remove());
+    // Cells apart, as they are on screen: a payId and the description next to it are two words.
+    body.querySelectorAll('td, th').forEach((c) => c.append(' '));
     const attrs = [...document.querySelectorAll('*')].flatMap((el) => [...el.attributes].filter((a) => a.name === 'aria-label' || a.name === 'title' || a.name === 'placeholder').map((a) => a.value));
     return [document.title, body.textContent ?? '', ...attrs].join('\n');
   });
