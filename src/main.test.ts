@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { withBase } from './docs/own-address.ts';
 import pg from 'pg';
 import { freePort } from './testing/browser.ts';
 import { openTestDb } from './testing/databases.ts';
@@ -61,7 +62,7 @@ describe('the gateway process', () => {
       // … and the docs: every Markdown file under docs/, and the docs' stylesheet.
       const guide = await fetch(`${base}/docs/guides/quickstart.md`);
       assert.equal(guide.status, 200);
-      assert.equal(await guide.text(), fs.readFileSync('docs/guides/quickstart.md', 'utf8'));
+      assert.equal(await guide.text(), withBase(fs.readFileSync('docs/guides/quickstart.md', 'utf8'), base));
       assert.equal((await fetch(`${base}/docs/assets/docs.css`)).status, 200);
 
       p.child.kill('SIGTERM');

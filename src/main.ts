@@ -3,10 +3,13 @@
 // included (it is safe with any number of processes); the primary replaces a worker that dies and
 // stops them all gracefully on SIGTERM/SIGINT.
 import cluster, { type Worker } from 'node:cluster';
+import path from 'node:path';
 import type { BootstrapResult } from './admin/bootstrap.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createGateway } from './gateway.ts';
 import { abandonLogs, createLogger, forwardLogs, releaseLogs } from './logger.ts';
+import { checkPortFree, listenError } from './ops/port-check.ts';
+import { DEFAULT_DATA_DIR } from './store/data-dir.ts';
 
 /**
  * Every way of stopping ends within this, the whole process tree included: a gateway gives up
@@ -47,8 +50,19 @@ function banner(config: Config, database: string, b: BootstrapResult | null, wor
   }
   if (b?.dashboard) lines.push(`  dashboard      ${config.publicUrl}/dashboard  (${b.dashboard.email} / ${b.dashboard.password})`);
   lines.push(...rotationLines(b));
+  // Request logs follow on the terminal and scroll this away; the files stay, and the CLI reads them.
+  if (b?.demo) lines.push(`  shown again    ${credentialsCommand(config)}`);
   tellTerminal(`${lines.join('\n')}\n\n`);
   log.info({ event: 'gateway.started', mode: config.mode, url: config.publicUrl, database, workers, demoMerchant: b?.demo?.clientId ?? null }, 'gateway started');
+}
+
+/** The command that prints the banner's credentials again, with the variables this start differs in. */
+function credentialsCommand(config: Config): string {
+  const env = [
+    ...(path.resolve(config.dataDir) === path.resolve(DEFAULT_DATA_DIR) ? [] : [`KARIBCHE_DATA_DIR=${config.dataDir}`]),
+    ...(config.publicUrl === 'http://127.0.0.1:8080' ? [] : [`KARIBCHE_URL=${config.publicUrl}`]),
+  ];
+  return [...env, 'npx karibche credentials'].join(' ');
 }
 
 /** What a start re-issued, for the banner: the old credential no longer works. */
@@ -81,7 +95,12 @@ async function runGateway(config: Config): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   // A worker whose primary is gone (killed) stops too, rather than serve unsupervised.
   if (cluster.isWorker) process.on('disconnect', () => void stop('primary exited'));
-  await gw.app.listen({ port: config.port, host: config.host });
+  try {
+    await gw.app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await gw.close().catch(() => {});
+    throw listenError(err, config.host, config.port);
+  }
   if (cluster.isWorker) process.send!({ type: 'ready', bootstrap: gw.bootstrap });
   else banner(config, gw.services.db.kind, gw.bootstrap, 1, log);
 }
@@ -149,6 +168,8 @@ async function runPrimary(config: Config): Promise<void> {
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // Before anything is opened or written (a cluster's workers share the port their primary checked).
+  if (cluster.isPrimary) await checkPortFree(config.host, config.port);
   if (config.workers > 1 && cluster.isPrimary) await runPrimary(config);
   else await runGateway(config);
 }

@@ -21,6 +21,8 @@ const en = {
   m5: 'Card',
   m6: 'Ertguli points',
   m7: 'Internet bank',
+  /** The method tiles' labels where they differ from the names: a soft hyphen (U+00AD) where a long word may break on a narrow phone. */
+  tiles: {} as Partial<Record<number, string>>,
   m8: 'Installment',
   m9: 'Apple Pay',
   m14: 'Google Pay',
@@ -179,6 +181,8 @@ const ka: Texts = {
   m5: 'ბარათი',
   m6: 'ერთგულის ქულები',
   m7: 'ინტერნეტბანკი',
+  // A compound (internet + bank): at 320 px it breaks there, hyphenated, never mid-syllable.
+  tiles: { 7: 'ინტერნეტ\u00adბანკი' } as Partial<Record<number, string>>,
   m8: 'განვადება',
   m9: 'Apple Pay',
   m14: 'Google Pay',

@@ -28,6 +28,8 @@ export interface PanelState {
 }
 
 export const methodName = (t: Texts, m: number) => (t as unknown as Record<string, string>)[`m${m}`] ?? String(m);
+/** A method's name on its tile (where a long word may break: Texts.tiles). */
+export const tileName = (t: Texts, m: number) => t.tiles[m] ?? methodName(t, m);
 
 const CARD_FIELDS: CardField[] = ['number', 'expiry', 'securityCode', 'holder'];
 

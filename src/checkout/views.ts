@@ -9,7 +9,7 @@ import { field } from '../web/fields.ts';
 import { base, hiddenFields, money, notice, paymentShell, sandboxBox, shell, summary, type PageContext } from './layout.ts';
 import { icon, methodIcon, schemeMark, schemeOf, SCHEMES } from './marks.ts';
 import { DELAYED_OUTCOME_MINUTES } from '../acquirer/test-cards.ts';
-import { methodName, panel, type PanelState } from './panels.ts';
+import { methodName, panel, tileName, type PanelState } from './panels.ts';
 
 export type { PageContext } from './layout.ts';
 export type { PanelState } from './panels.ts';
@@ -30,7 +30,7 @@ function methodNav(c: PageContext, selected: number): Html {
   const methods = METHOD_ORDER.filter((m) => c.payment.methods.includes(m));
   if (methods.length < 2) return html``;
   return html`<nav class="methods" aria-label="${c.t.chooseMethod}"><ul class="n${methods.length}">${methods.map(
-    (m) => html`<li><a href="${base(c)}?method=${m}&amp;lang=${c.t.lang}"${m === selected ? html` aria-current="page"` : ''}>${methodIcon(m)}<span>${methodName(c.t, m)}</span></a></li>`,
+    (m) => html`<li><a href="${base(c)}?method=${m}&amp;lang=${c.t.lang}"${m === selected ? html` aria-current="page"` : ''}>${methodIcon(m)}<span>${tileName(c.t, m)}</span></a></li>`,
   )}</ul></nav>`;
 }
 

@@ -74,6 +74,43 @@ for (const backend of BACKENDS) {
       assert.match(bad.stderr, /takes a scenario: paid, refunded, preauth-completed, failed, expired/);
     });
 
+    it('clock shows the merchant’s own clock, the one trigger expired moves (and says it stays moved)', async () => {
+      const before = JSON.parse((await ok('clock', '--json')).stdout);
+      assert.equal(before.merchant.clientId, demo.clientId);
+      const expired = await ok('trigger', 'expired');
+      assert.match(expired.stdout, /clock is now \d+ s ahead of real time and stays so: karibche clock shows it/);
+      const after = JSON.parse((await ok('clock', '--json')).stdout);
+      assert.equal(after.merchant.merchantOffsetSeconds, before.merchant.merchantOffsetSeconds + 61);
+      assert.equal(after.offsetSeconds, before.offsetSeconds, 'the gateway clock did not move');
+      const shown = (await ok('clock')).stdout;
+      assert.match(shown, new RegExp(`^gateway clock .*\\(offset ${after.offsetSeconds} s; moves every merchant\\)$`, 'm'));
+      assert.match(shown, new RegExp(`^merchant clock .*of which ${after.merchant.merchantOffsetSeconds} s its own; merchant ${demo.clientId}\\)$`, 'm'));
+      // A developer without the admin token still sees the merchant's clock.
+      const merchantOnly = await runCli(['clock'], { KARIBCHE_URL: env.KARIBCHE_URL!, KARIBCHE_API_KEY: demo.apiKey, KARIBCHE_CLIENT_ID: demo.clientId, KARIBCHE_CLIENT_SECRET: demo.clientSecret, KARIBCHE_DATA_DIR: path.join(dir, 'nothing-here') });
+      assert.equal(merchantOnly.code, 0, merchantOnly.stderr);
+      assert.doesNotMatch(merchantOnly.stdout, /gateway clock/);
+      assert.match(merchantOnly.stdout, /^merchant clock /m);
+    });
+
+    it('--url is in --help and works for operator and developer commands; credentials prints the banner’s credentials again', async () => {
+      for (const help of [await ok('--help'), await ok('pay', '--help')]) assert.match(help.stdout, /--url URL/);
+      const remote = { KARIBCHE_DATA_DIR: dir };
+      const listed = await runCli(['merchant', 'list', '--url', env.KARIBCHE_URL!], remote);
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.match(listed.stdout, new RegExp(demo.clientId));
+      const payments = await runCli(['payments', 'list', '--limit', '1', '--url', env.KARIBCHE_URL!], remote);
+      assert.equal(payments.code, 0, payments.stderr);
+      // The banner says how to see it again; the command reads the data dir.
+      assert.ok(proc.output().includes(`shown again    KARIBCHE_DATA_DIR=${dir} KARIBCHE_URL=${env.KARIBCHE_URL} npx karibche credentials`), proc.output());
+      const file = JSON.parse(fs.readFileSync(path.join(dir, 'demo-merchant.json'), 'utf8'));
+      const shown = await ok('credentials');
+      for (const v of [demo.clientId, demo.apiKey, demo.clientSecret, demo.callbackSecret, file.dashboard.email, file.dashboard.password, path.join(dir, 'admin-token')]) assert.ok(shown.stdout.includes(v), `${v} not in:\n${shown.stdout}`);
+      assert.deepEqual(JSON.parse((await ok('credentials', '--json')).stdout).credentials, demo);
+      const none = await runCli(['credentials'], { KARIBCHE_DATA_DIR: path.join(dir, 'nothing-here') });
+      assert.equal(none.code, 1);
+      assert.match(none.stderr, /^karibche: no demo merchant in .*nothing-here: start the sandbox gateway once/);
+    });
+
     it('payments list filters by status; payments get shows one payment; errors are one line', async () => {
       const listed = JSON.parse((await ok('payments', 'list', '--status', 'Failed', '--json')).stdout);
       assert.ok(listed.items.length >= 1 && listed.items.every((p: { status: string }) => p.status === 'Failed'));
@@ -96,6 +133,18 @@ for (const backend of BACKENDS) {
       assert.match(challenged.stdout, /Processing/);
       assert.match(challenged.stdout, new RegExp(`karibche pay ${created} --otp 1234`));
       assert.match((await ok('pay', created, '--otp', '1234')).stdout, /Succeeded/);
+      // The challenge card with its code in one command: on a fresh payment, and on one already
+      // waiting for the code (the card given before) — issue 26: "The payment is Processing".
+      const atOnce = await createPayment(env.KARIBCHE_URL!, demo);
+      assert.match((await ok('pay', atOnce, '--card', '4000000000003220', '--otp', '1234')).stdout, /Succeeded/);
+      const waiting = await createPayment(env.KARIBCHE_URL!, demo);
+      assert.match((await ok('pay', waiting, '--card', '4000000000003220')).stdout, /Processing/);
+      const answered = await ok('pay', waiting, '--card', '4000000000003220', '--otp', '1234');
+      assert.match(answered.stdout, /waiting for its 3-D Secure code: answering it with --otp 1234/);
+      assert.match(answered.stdout, new RegExp(`^${waiting} +Succeeded`, 'm'));
+      const wrong = await createPayment(env.KARIBCHE_URL!, demo);
+      await ok('pay', wrong, '--card', '4000000000003220');
+      assert.doesNotMatch((await ok('pay', wrong, '--card', '4000000000003220', '--otp', '0000')).stdout, /Succeeded/);
       const qr = await createPayment(env.KARIBCHE_URL!, demo);
       assert.match((await ok('pay', qr, '--method', '4', '--outcome', 'decline')).stdout, /Created .*declined; the customer may try again/s);
       const refused = await cli('pay', qr);

@@ -26,6 +26,7 @@ Developer commands (as a merchant):
   Merchant: --api-key K --client-id C --client-secret S (--callback-secret for listen), else
   KARIBCHE_API_KEY, KARIBCHE_CLIENT_ID, KARIBCHE_CLIENT_SECRET (KARIBCHE_CALLBACK_SECRET), else the
   demo merchant in <KARIBCHE_DATA_DIR or ./data>/demo-merchant.json. --json for machine output.
+  Gateway: --url URL, else KARIBCHE_URL, else http://127.0.0.1:8080.
 
 `;
 

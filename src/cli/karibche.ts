@@ -4,11 +4,15 @@
 import { parseArgs } from 'node:util';
 import { adminToken } from './admin-token.ts';
 import { DEVELOPER_COMMANDS, DEVELOPER_HELP, developerMain } from './developer.ts';
+import { showClocks } from './clock-command.ts';
+import { credentialsReport } from './credentials.ts';
 import { CliError } from './errors.ts';
 
 const HELP = `karibche — operate a Karibche gateway
 
 Usage:
+  karibche credentials [--json]                  the sandbox's demo merchant, dashboard user and admin
+                                                 token file again (read from the data dir)
   karibche merchant create --name NAME [settings] [--json]
   karibche merchant update CLIENT_ID [settings] [--json]
   karibche merchant get CLIENT_ID [--json]
@@ -18,8 +22,10 @@ Usage:
   karibche merchant callback-secret CLIENT_ID    rotate the callback signing secret
   karibche user create --merchant CLIENT_ID --email EMAIL [--password PASSWORD]
                                                  a dashboard user (without --password one is generated and shown once)
-  karibche clock [show]                          read the sandbox clock
-  karibche clock advance SECONDS                 move the sandbox clock forward
+  karibche clock [show]                          read the sandbox clocks: the gateway's (admin token)
+                                                 and the merchant's own (merchant credentials, as the
+                                                 developer commands find them), which trigger moves
+  karibche clock advance SECONDS                 move the gateway clock forward (every merchant)
   karibche sandbox create [--name NAME] [settings]
                                                  a fresh merchant for one CI job: every method, currency
                                                  and feature on, its own clock; prints it as JSON
@@ -34,10 +40,15 @@ Settings:
   --profile karibche|bank  --transaction-limit 3000.00  --daily-limit 10000.00
   --callback-url URL|none  --register-callback PREFIX (repeat for several)  --brand-color #RRGGBB
 
+Options of every command:
+  --url URL             the gateway's base URL (else KARIBCHE_URL, else http://127.0.0.1:8080)
+  --json                machine output (JSON alone on stdout)
+
 Environment:
   KARIBCHE_URL          gateway base URL (default http://127.0.0.1:8080)
   KARIBCHE_ADMIN_TOKEN  admin token (default: read from <KARIBCHE_DATA_DIR or ./data>/admin-token)
-  DATABASE_URL, KARIBCHE_DATA_DIR  for migrate
+  KARIBCHE_DATA_DIR     the sandbox's data dir (default ./data), for credentials and migrate
+  DATABASE_URL          for migrate
 `;
 
 /** `sandbox create`: everything a merchant can have switched on (flags given override it). */
@@ -81,8 +92,12 @@ function settingsFrom(values: Record<string, string | boolean | string[] | undef
   return Object.fromEntries(Object.entries(s).filter(([, v]) => v !== undefined));
 }
 
+/** --url, else KARIBCHE_URL, else the default sandbox. */
+let urlFlag: string | undefined;
+const gatewayUrl = () => (urlFlag || process.env.KARIBCHE_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
+
 async function call(method: string, urlPath: string, body?: unknown): Promise<any> {
-  const base = (process.env.KARIBCHE_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
+  const base = gatewayUrl();
   let res: Response;
   try {
     res = await fetch(`${base}${urlPath}`, {
@@ -119,6 +134,7 @@ export async function main(argv: string[]): Promise<void> {
     options: {
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
+      url: { type: 'string' },
       name: { type: 'string' },
       status: { type: 'string' },
       currencies: { type: 'string' },
@@ -139,6 +155,7 @@ export async function main(argv: string[]): Promise<void> {
     },
   });
   const json = values.json === true;
+  urlFlag = values.url;
   const [cmd, sub, arg] = positionals;
   if (values.help || !cmd) return void process.stdout.write(HELP);
 
@@ -175,6 +192,10 @@ export async function main(argv: string[]): Promise<void> {
     }
     throw new CliError(`unknown merchant command "${sub ?? ''}" (see karibche --help)`);
   }
+  if (cmd === 'credentials') {
+    const r = credentialsReport();
+    return show(r.data, json, () => r.text);
+  }
   if (cmd === 'user' && sub === 'create') {
     if (!values.merchant || !values.email) throw new CliError('karibche user create needs --merchant CLIENT_ID and --email EMAIL');
     const body = { email: values.email, ...(values.password === undefined ? {} : { password: values.password }) };
@@ -185,8 +206,8 @@ export async function main(argv: string[]): Promise<void> {
   }
   if (cmd === 'clock') {
     if (!sub || sub === 'show') {
-      const r = await call('GET', '/sandbox/v1/clock');
-      return show(r, json, () => `${r.now} (offset ${r.offsetSeconds} s)`);
+      const r = await showClocks(gatewayUrl(), {}, (p) => call('GET', p));
+      return show(r.data, json, () => r.text);
     }
     if (sub === 'advance') {
       if (!arg || !/^\d+$/.test(arg)) throw new CliError('karibche clock advance takes a whole number of seconds');
@@ -199,7 +220,7 @@ export async function main(argv: string[]): Promise<void> {
     if (sub === 'create') {
       const settings = { ...SANDBOX_MERCHANT, name: `sandbox ${new Date().toISOString()}`, ...settingsFrom(values) };
       const r = await call('POST', '/admin/v1/merchants', settings);
-      const base = (process.env.KARIBCHE_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
+      const base = gatewayUrl();
       // A merchant's own clock starts where the gateway's is (its own offset 0) and moves alone.
       const clock = await call('GET', '/sandbox/v1/clock');
       const out = { baseUrl: base, ...r, clock: { now: clock.now, offsetSeconds: clock.offsetSeconds, merchantOffsetSeconds: 0 } };

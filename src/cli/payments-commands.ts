@@ -38,7 +38,13 @@ export async function payCommand(ctx: Context, [payId]: string[]): Promise<void>
   const body: SimulateRequest = {
     method, card: v.card, otp: v.otp, expiry: v.expiry, cvc: v.cvc, outcome: v.outcome as SimulateRequest['outcome'], username: v.username, password: v.password,
   };
-  const p = await simulate(ctx, payId, Object.fromEntries(Object.entries(body).filter(([, x]) => x !== undefined)));
+  // `--card 4000000000003220 --otp 1234` pays and answers the challenge in one call. When the card
+  // was already given (the payment waits for its code), sending the card again would be a new
+  // attempt on a payment in Processing, refused: the code alone answers the waiting challenge.
+  const waiting = v.otp !== undefined && (v.card !== undefined || method !== undefined) && (await ctx.client.payments.get(payId)).status === 'Processing';
+  if (waiting) ctx.progress(`${payId} is waiting for its 3-D Secure code: answering it with --otp ${v.otp}`);
+  const sent = waiting ? { otp: v.otp } : body;
+  const p = await simulate(ctx, payId, Object.fromEntries(Object.entries(sent).filter(([, x]) => x !== undefined)));
   ctx.show(p, () => {
     const waiting = p.status === 'Processing' ? `\nwaiting for the 3-D Secure code: karibche pay ${p.payId} --otp 1234` : '';
     const retry = p.status === 'Created' && p.resultCode ? '\ndeclined; the customer may try again' : '';

@@ -34,6 +34,8 @@ async function untranslated(page: Page, kept: string[]): Promise<string[]> {
   const text = await page.evaluate(() => {
     const body = document.body.cloneNode(true) as HTMLElement;
     body.querySelectorAll('code, [lang="en"], .who').forEach((c) => c.remove());
+    // Cells apart, as they are on screen: a payId and the description next to it are two words.
+    body.querySelectorAll('td, th').forEach((c) => c.append(' '));
     const attrs = [...document.querySelectorAll('*')].flatMap((el) => [...el.attributes].filter((a) => a.name === 'aria-label' || a.name === 'title' || a.name === 'placeholder').map((a) => a.value));
     return [document.title, body.textContent ?? '', ...attrs].join('\n');
   });
@@ -308,7 +310,7 @@ for (const backend of BACKENDS) {
       await boxes.nth(1).check();
       await page.getByRole('button', { name: 'Redeliver selected' }).click();
       await page.getByRole('status').filter({ hasText: '2 callbacks are due again now.' }).waitFor();
-      await page.getByRole('button', { name: 'Redeliver every undeliverable callback' }).click();
+      await page.getByRole('button', { name: 'Redeliver every callback that had no address' }).click();
       await page.getByRole('status').filter({ hasText: '1 callbacks are due again now.' }).waitFor();
       await receiver.waitFor(before + 3, 20_000);
       assert.deepEqual(new Set(receiver.received.slice(before).map((r) => JSON.parse(r.body).PaymentId)), new Set(payIds));
@@ -316,7 +318,7 @@ for (const backend of BACKENDS) {
         await page.goto(`${base}/dashboard/callbacks`);
         if ((await page.getByRole('checkbox').count()) === 0) break;
       }
-      await page.getByText('No failed or undeliverable callbacks.').waitFor();
+      await page.getByText('No failed callbacks, and none without an address.').waitFor();
       await ctx.close();
     });
 
@@ -341,6 +343,89 @@ for (const backend of BACKENDS) {
       const statuses = await page.locator('td[data-label="Status"]').allTextContents();
       assert.ok(statuses.length > 0 && statuses.every((s) => /^4\d\d$/.test(s)), statuses.join(','));
       await page.close();
+    });
+
+    it('the first hour: a description column, a declined payment reads so, no callback address is no problem, paths wrap at their separators; screenshots', async () => {
+      // A shop that does not use callbacks: no address, no default URL.
+      const shop = await MerchantClient.create(t, { ...EVERYTHING, name: 'Batumi Tea', callbackUrlPrefixes: [] });
+      const who = await createDashboardUser(t, shop.credentials.clientId);
+      const declined = (await shop.createPayment(basicPayment({ description: 'Two kilos of Guria black tea' }))).json().payId;
+      assert.equal((await t.admin('POST', `/sandbox/v1/payments/${declined}/simulate`, { method: 5, card: '4000000000000002' })).json().status, 'Created');
+      const paid = await createPaid(t, shop, basicPayment({ description: 'A tin of green tea' }));
+      const ctx = await signedInContext(who);
+      const page = await newPage(ctx);
+      await page.goto(`${base}/dashboard/payments?lang=en`);
+      const headers = await page.locator('table.payments th').allTextContents();
+      assert.ok(headers.includes('Description'), headers.join(' | '));
+      const declinedRow = (await page.locator('tr', { hasText: declined }).innerText()).replace(/\s+/g, ' ');
+      assert.match(declinedRow, /Two kilos of Guria black tea .*Declined, can retry attempts: 1/);
+      assert.doesNotMatch(declinedRow, /Created/);
+      assert.match((await page.locator('tr', { hasText: paid }).innerText()).replace(/\s+/g, ' '), /A tin of green tea .*Succeeded/);
+      for (const width of WIDTHS) {
+        await page.setViewportSize({ width, height: 900 });
+        await screenshot(page, `dashboard-first-hour-payments-${width}`);
+      }
+
+      // The paid payment's callback had nowhere to go: said as such, not as a delivery problem.
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.goto(`${base}/dashboard/payments/${paid}?lang=en`);
+      const callbacks = (await page.locator('section[aria-labelledby="callbacks-h"]').innerText()).replace(/\s+/g, ' ');
+      assert.match(callbacks, /Delivery No callback address .*Nothing is sent: the payment has no callback URL and the shop no default callback URL/);
+      assert.doesNotMatch(callbacks, /Undeliverable|Not attempted yet/);
+      await screenshot(page, 'dashboard-first-hour-no-address-1280');
+      await page.goto(`${base}/dashboard/payments/${declined}?lang=en`);
+      assert.match((await page.locator('section.overview').innerText()).replace(/\s+/g, ' '), /Declined, can retry attempts: 1/);
+
+      // The request log: a long path wraps at a / (or ? &), never inside a segment that fits on a line.
+      const client = await api(shop);
+      await client.get(`/v1/gateway/payments/${paid}`);
+      await client.get(`/v1/gateway/payments?status=Succeeded&currency=GEL&limit=5`);
+      await t.app.requestLog.flush();
+      await page.goto(`${base}/dashboard/developers/requests?lang=en`);
+      for (const width of [...WIDTHS, 820]) {
+        await page.setViewportSize({ width, height: 900 });
+        await screenshot(page, `dashboard-first-hour-request-log-${width}`);
+        const breaks = await page.locator('code.path').evaluateAll((codes) =>
+          codes.flatMap((code) => {
+            const text = code.textContent ?? '';
+            const node = [...code.childNodes];
+            // Each character's line (its box's top), through a Range per character of each text node.
+            const chars: { ch: string; top: number }[] = [];
+            for (const n of node) {
+              if (n.nodeType !== Node.TEXT_NODE) continue;
+              for (let i = 0; i < (n.textContent ?? '').length; i++) {
+                const r = document.createRange();
+                r.setStart(n, i);
+                r.setEnd(n, i + 1);
+                chars.push({ ch: n.textContent![i]!, top: r.getBoundingClientRect().top });
+              }
+            }
+            const width = code.getBoundingClientRect().width;
+            const segments = text.split(/(?=[/?&])/);
+            const found: { path: string; at: number; ch: string; prev: string; segmentFits: boolean }[] = [];
+            let lines = 1;
+            for (let i = 1; i < chars.length; i++) {
+              if (chars[i]!.top <= chars[i - 1]!.top + 1) continue;
+              lines++;
+              // The segment this break falls in, and whether it would fit on a line of its own.
+              let start = 0;
+              const seg = segments.find((s) => (start += s.length) > i)!;
+              const probe = document.createElement('span');
+              probe.style.cssText = 'position:absolute;visibility:hidden;white-space:nowrap;font:inherit';
+              probe.textContent = seg;
+              code.appendChild(probe);
+              found.push({ path: text, at: i, ch: chars[i]!.ch, prev: chars[i - 1]!.ch, segmentFits: probe.getBoundingClientRect().width <= width });
+              probe.remove();
+            }
+            return [{ path: text, lines, found }];
+          }),
+        );
+        // A break before a separator (the <wbr>) or right after one (the browser's own, after ? or &) is at a boundary.
+        const midWord = breaks.flatMap((b) => b.found).filter((f) => !'/?&'.includes(f.ch) && !'/?&'.includes(f.prev) && f.segmentFits);
+        assert.deepEqual(midWord, [], `${width} px: a path broke inside a segment that fits on a line`);
+        if (width === 390) assert.ok(breaks.some((b) => b.lines > 1), '390 px: some path wraps (so the check above saw a break)');
+      }
+      await ctx.close();
     });
 
     it('works with the keyboard alone: skip link, sign-in, the sections', async () => {

@@ -8,6 +8,7 @@ import { BACKENDS } from '../testing/databases.ts';
 import { DashboardBrowser, createDashboardUser, fieldOf, mainText } from '../testing/dashboard.ts';
 import { EVERYTHING, MerchantClient, SPLIT_IBAN, accessToken, basicPayment, createPaid, startTestGateway, type TestGateway } from '../testing/harness.ts';
 import { Receiver } from '../testing/receiver.ts';
+import { waitUntil } from '../testing/wait.ts';
 
 const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
 
@@ -374,7 +375,7 @@ for (const backend of BACKENDS) {
       const received = receiver.received.length;
       const one = await browser.submit('/dashboard/callbacks/redeliver', { callbackIds: [failedId, 'evt_999999999'] }, '/dashboard/callbacks');
       assert.equal(one.statusCode, 200);
-      assert.match(mainText(one.body), /1 callbacks are due again now\. Not redelivered \(no longer failed or undeliverable\): evt_999999999/);
+      assert.match(mainText(one.body), /1 callbacks are due again now\. Not redelivered \(no longer failed or without an address\): evt_999999999/);
       const all = await browser.submit('/dashboard/callbacks/redeliver', { state: 'undeliverable', callbackIds: failedId }, '/dashboard/callbacks');
       assert.match(mainText(all.body), /2 callbacks are due again now\./);
       await receiver.waitFor(received + 3);
@@ -384,7 +385,7 @@ for (const backend of BACKENDS) {
         if (!page.body.includes('name="callbackIds"')) break;
         await new Promise((r) => setTimeout(r, 100));
       }
-      assert.match(mainText(page.body), /No failed or undeliverable callbacks\./);
+      assert.match(mainText(page.body), /No failed callbacks, and none without an address\./);
 
       // One payment's latest callback, from its page — once the bulk one is delivered (a callback
       // being delivered right now cannot be redelivered: callbacks.400.040, as in the API).
@@ -401,6 +402,19 @@ for (const backend of BACKENDS) {
       const nothing = await browser.submit(`/dashboard/payments/${open}/redeliver`, {}, `/dashboard/payments/${open}`);
       assert.equal(nothing.statusCode, 400);
       assert.deepEqual(pageProblem(nothing.body), apiProblem(await shop.post(`/v1/gateway/payments/${open}/callbacks/redeliver`, {})));
+    });
+
+    it('words a callback from its real state: one being sent now is not "not attempted yet"', async () => {
+      const payId = await createPaid(t, await api(), { callbackUrl: 'https://shop.example/callbacks/slow' });
+      // Once the dispatcher's own first attempt is over (shop.example does not answer), the state of
+      // that attempt in flight is set back by hand: claimed and counted (delivering, attempts 1, its
+      // lease an hour long so that nothing claims it again), its answer not in yet (no log row).
+      await waitUntil('the first attempt is logged', async () => (await db().query('SELECT 1 FROM callback_attempts WHERE pay_id = $1', [payId])).rows.length > 0);
+      await db().query(`UPDATE callback_deliveries SET status = 'delivering', attempts = 1, lease_until = clock_timestamp() + interval '1 hour' WHERE pay_id = $1`, [payId]);
+      await db().query('DELETE FROM callback_attempts WHERE pay_id = $1', [payId]);
+      const text = mainText((await b.get(`/dashboard/payments/${payId}?lang=en`)).body);
+      assert.match(text, /Delivering .*Attempts 1 .*Attempt 1 is being sent now; its answer appears here when it is in\./s);
+      assert.doesNotMatch(text, /Not attempted yet/);
     });
 
     it('sends a signed test callback to a registered URL, refuses another, and rotates the signing secret after a confirmation', async () => {

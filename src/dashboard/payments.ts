@@ -15,7 +15,7 @@ import { windowOf } from '../payments/operations.ts';
 import type { OperationWindow } from '../payments/rules/window.ts';
 import { selectSavedCard } from '../payments/saved-cards.ts';
 import { parseIsoInstant } from '../payments/rules/fields.ts';
-import { listPayments, parsePaymentQuery, type PaymentQuery } from '../payments/search-payments.ts';
+import { listPaymentRows, parsePaymentQuery, type PaymentQuery } from '../payments/search-payments.ts';
 import { selectEvents, selectOperations, selectPayment } from '../payments/store.ts';
 import { forRequest } from '../services.ts';
 import { accountOf, checkCsrf, DASHBOARD_OPERATION, noticeFrom, orRefusal, problemOf, requireSession, sendPage, startPage, viewOf, type Dashboard } from './http.ts';
@@ -69,8 +69,8 @@ export function paymentPages(scope: FastifyInstance, d: Dashboard): void {
     const v = viewOf(d, request);
     return orRefusal(
       async () => {
-        const found = await listPayments(s, accountOf(request).merchant.clientId, { ...searchOf(filters, s.config.timeZone), limit: PAGE_SIZE, cursor });
-        return sendPage(reply, paymentsPage(v, { filters, items: found.items, nextCursor: found.nextCursor, paged: !!cursor }));
+        const found = await listPaymentRows(s, accountOf(request).merchant.clientId, { ...searchOf(filters, s.config.timeZone), limit: PAGE_SIZE, cursor });
+        return sendPage(reply, paymentsPage(v, { filters, items: found.rows, nextCursor: found.nextCursor, paged: !!cursor }));
       },
       (err) => sendPage(reply, paymentsPage(v, { filters, items: [], nextCursor: null, paged: false, problem: problemOf(d, 'list-payments', err) }), err.def.status),
     );

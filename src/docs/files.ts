@@ -80,11 +80,20 @@ function titleAndSummary(markdown: string, fallback: string): { title: string; s
     para.push(l.trim());
   }
   // Plain text for an index: links keep their text, emphasis and code marks go.
-  const summary = para
-    .join(' ')
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/[*_`]/g, '');
+  const summary = plainText(para.join(' ').replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1'));
   return { title, summary };
+}
+
+/**
+ * Markdown inline marks removed, the text kept: a code span keeps its content as written
+ * (`KARIBCHE_MODE` stays KARIBCHE_MODE), and outside code a `*` or `_` goes only when it is an
+ * emphasis mark, never between two letters (an underscore inside a name is part of the name).
+ */
+export function plainText(markdown: string): string {
+  return markdown
+    .split(/(`[^`]*`)/)
+    .map((part, i) => (i % 2 ? part.slice(1, -1) : part.replace(/\*+/g, '').replace(/_+(?![\p{L}\p{N}])|(?<![\p{L}\p{N}])_+/gu, '')))
+    .join('');
 }
 
 const rank = (p: DocPage) => {

@@ -10,12 +10,13 @@
 // Pages are rendered once, when first asked for (the reference needs the finished route table),
 // under their own Content-Security-Policy: our stylesheet, images and script, nothing external.
 import fs from 'node:fs';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escape } from '../web/html.ts';
 import { errorsBody } from './errors-page.ts';
 import { docsDirectory, loadPages, loadStaticFiles, type DocPage } from './files.ts';
 import { DOCS_CSP, DOCS_CSS_PATH, DOCS_JS_PATH, REFERENCE_LINKS, SEARCH_INDEX_PATH, page } from './layout.ts';
 import { llmsTxt } from './llms.ts';
+import { DOCS_DEFAULT_BASE, ownBase, withBase } from './own-address.ts';
 import { renderMarkdown } from './markdown.ts';
 import { postmanCollection } from './postman.ts';
 import { buildReference, type OpenApiDocument } from './reference.ts';
@@ -37,6 +38,29 @@ function home(pages: DocPage[]): string {
 <h2>More documentation</h2><ul class="cards">${pages.filter((p) => !p.guide).map(item).join('')}</ul>`;
 }
 
+/** Where a person (or a tool) goes from the gateway's root: what `GET /` lists. */
+const FRONT_DOOR = [
+  { rel: 'docs', href: '/docs', title: 'Documentation', text: 'guides, starting with the quick start' },
+  { rel: 'api-reference', href: '/docs/api', title: 'API reference', text: 'every endpoint with examples' },
+  { rel: 'dashboard', href: '/dashboard', title: 'Merchant dashboard', text: 'payments, callbacks, request log, settings' },
+  { rel: 'openapi', href: '/openapi.json', title: 'OpenAPI document', text: 'OpenAPI 3.1' },
+  { rel: 'llms', href: '/llms.txt', title: 'llms.txt', text: 'the docs index for language models' },
+  { rel: 'health', href: '/healthz', title: 'Health', text: 'liveness; /readyz for readiness' },
+];
+
+/** `GET /` for a browser: a small page that says what this is and where to go. */
+function frontDoorBody(): string {
+  return `<h1>Karibche payment gateway</h1>
+<p>This is a Karibche gateway. The merchant API is at <code>/v1/gateway</code>; the hosted checkout pages are at <code>/checkout/…</code>.</p>
+<ul class="cards">${FRONT_DOOR.map((l) => `<li><a href="${l.href}">${escape(l.title)}</a><br><span class="summary">${escape(l.text)}</span></li>`).join('')}</ul>`;
+}
+
+/** A client that asked for JSON and not for HTML (a script, `curl -H 'Accept: application/json'`). */
+const wantsJson = (request: FastifyRequest) => {
+  const accept = String(request.headers.accept ?? '');
+  return /\bapplication\/(?:[\w.+-]*\+)?json\b/.test(accept) && !/\btext\/html\b/.test(accept);
+};
+
 export function docsRoutes(app: FastifyInstance, publicUrl: string): void {
   const dir = docsDirectory();
   const pages = loadPages(dir);
@@ -47,9 +71,12 @@ export function docsRoutes(app: FastifyInstance, publicUrl: string): void {
 
   const spec = () => app.swagger() as unknown as OpenApiDocument;
   const reference = () => buildReference(spec());
+  // Pages are cached as written for the default address; each answer names this gateway's own.
+  const own = (reply: FastifyReply, body: string) => withBase(body, ownBase(publicUrl, reply.request));
   const html = (reply: FastifyReply, body: string, status = 200) =>
-    reply.code(status).type('text/html; charset=utf-8').header('Content-Security-Policy', DOCS_CSP).header('Cache-Control', 'no-cache').send(body);
-  const text = (reply: FastifyReply, type: string, body: string | Buffer) => reply.type(type).header('Cache-Control', 'no-cache').send(body);
+    reply.code(status).type('text/html; charset=utf-8').header('Content-Security-Policy', DOCS_CSP).header('Cache-Control', 'no-cache').send(own(reply, body));
+  const text = (reply: FastifyReply, type: string, body: string | Buffer) =>
+    reply.type(type).header('Cache-Control', 'no-cache').send(typeof body === 'string' ? own(reply, body) : body);
 
   const rendered = new Map<string, ReturnType<typeof renderMarkdown>>();
   const render = (p: DocPage) => rendered.get(p.slug) ?? (rendered.set(p.slug, renderMarkdown(dir, `${p.slug}.md`, p.markdown)), rendered.get(p.slug)!);
@@ -69,6 +96,15 @@ export function docsRoutes(app: FastifyInstance, publicUrl: string): void {
 
   const hide = { hide: true };
   app.get('/openapi.json', { schema: hide }, async () => app.swagger());
+  app.get('/', { schema: hide }, async (request, reply) => {
+    if (!wantsJson(request)) return html(reply, once('front', () => page(pages, { title: 'Karibche', lang: 'en', path: '/', body: frontDoorBody() })));
+    const base = ownBase(publicUrl, request);
+    return reply.header('Cache-Control', 'no-cache').send({
+      name: 'Karibche payment gateway',
+      api: `${base}/v1/gateway`,
+      links: FRONT_DOOR.map((l) => ({ rel: l.rel, href: `${base}${l.href}`, title: l.title })),
+    });
+  });
   app.get('/docs', { schema: hide }, async (_r, reply) => html(reply, once('home', () => page(pages, { title: 'Documentation', lang: 'en', path: '/docs', body: home(pages) }))));
   app.get(DOCS_CSS_PATH, { schema: hide }, async (_r, reply) => reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(css));
   app.get(DOCS_JS_PATH, { schema: hide }, async (_r, reply) => reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(js));
@@ -99,7 +135,7 @@ export function docsRoutes(app: FastifyInstance, publicUrl: string): void {
       once('postman', () => JSON.stringify(postmanCollection(spec().info.title, spec().info.description ?? '', publicUrl, reference()), null, 2)),
     ),
   );
-  app.get('/llms.txt', { schema: hide }, async (_r, reply) => text(reply, 'text/plain; charset=utf-8', once('llms', () => llmsTxt(publicUrl, pages))));
+  app.get('/llms.txt', { schema: hide }, async (_r, reply) => text(reply, 'text/plain; charset=utf-8', once('llms', () => llmsTxt(DOCS_DEFAULT_BASE, pages))));
 
   // Every file under docs/: a page, its Markdown twin, or a file a page links to.
   app.get('/docs/*', { schema: hide }, async (request, reply) => {

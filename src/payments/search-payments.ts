@@ -5,6 +5,7 @@ import type { PaymentDeps } from './deps.ts';
 import { paymentDetails, type PaymentDetails } from './details.ts';
 import { isWellFormedId } from './ids.ts';
 import { isoInstant, parseIsoInstant, plainText } from './rules/fields.ts';
+import type { PaymentRow } from './row.ts';
 import { parseAmount } from './money.ts';
 import { STATUS } from './state-machine.ts';
 import { searchPayments, type PaymentFilter } from './search-store.ts';
@@ -96,10 +97,15 @@ export function parsePaymentQuery(qs: PaymentQuery): { filter: PaymentFilter; li
 }
 
 export async function listPayments(s: Pick<PaymentDeps, 'db'>, clientId: string, qs: PaymentQuery): Promise<PaymentPage> {
+  const { rows, nextCursor } = await listPaymentRows(s, clientId, qs);
+  return { items: await Promise.all(rows.map((r) => paymentDetails(s.db, r))), nextCursor };
+}
+
+/** The same search, as rows (the dashboard shows what the API view has not: description, attempts). */
+export async function listPaymentRows(s: Pick<PaymentDeps, 'db'>, clientId: string, qs: PaymentQuery): Promise<{ rows: PaymentRow[]; nextCursor: string | null }> {
   const { filter, limit } = parsePaymentQuery(qs);
   const rows = await searchPayments(s.db, clientId, filter, limit + 1);
   const page = rows.slice(0, limit);
-  const items = await Promise.all(page.map((r) => paymentDetails(s.db, r)));
   const last = page[page.length - 1];
-  return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.pay_id) : null };
+  return { rows: page, nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.pay_id) : null };
 }

@@ -4,7 +4,7 @@ import type { ApiKeyInfo } from '../../merchants/api-key-store.ts';
 import type { RequestRow } from '../../requests/store.ts';
 import { field } from '../../web/fields.ts';
 import { fill, html, type Html } from '../../web/html.ts';
-import { code, csrfField, notice, page, pager, problemBox, table, when, whenShort, type Problem, type View } from './layout.ts';
+import { breakablePath, code, csrfField, notice, page, pager, problemBox, table, when, whenShort, type Problem, type View } from './layout.ts';
 
 export interface DevelopersState {
   clientId: string;
@@ -63,7 +63,7 @@ export function requestsPage(v: View, st: RequestsState): string {
     cells: [
       when(v, r.created_at),
       code(r.method),
-      html`<code class="path">${r.path}</code>`,
+      html`<code class="path">${breakablePath(r.path)}</code>`,
       html`<span class="http http-${Math.floor(r.status / 100)}xx">${r.status}</span>`,
       code(r.system_code),
       fill(t.ms, { n: r.latency_ms }),

@@ -4,7 +4,8 @@
 import { dateFormat } from '../../clock.ts';
 import type { Merchant } from '../../merchants/merchant.ts';
 import { formatAmount } from '../../web/format.ts';
-import { html, type Html } from '../../web/html.ts';
+import type { PaymentRow } from '../../payments/row.ts';
+import { fill, html, type Html } from '../../web/html.ts';
 import { named, type Texts } from '../i18n.ts';
 
 export type Section = 'payments' | 'callbacks' | 'developers' | 'settings';
@@ -115,6 +116,21 @@ export const pager = (v: View, label: string, first: string | null, next: string
   html`<nav class="pager" aria-label="${label}">${first ? html`<a href="${first}">${v.t.firstPage}</a>` : ''}${next ? html`<a href="${next}" rel="next">${v.t.nextPage} →</a>` : ''}</nav>`;
 
 export const statusBadge = (t: Texts, status: string) => html`<span class="badge badge-${status.toLowerCase()}">${named(t, 'st_', status)}</span>`;
+
+/**
+ * The payment's state as the merchant should read it. A payment declined at checkout is still
+ * Created in the API (the customer may pay again), but "Created" hides that a customer tried and
+ * was refused: it reads "Declined, can retry" with its attempts so far.
+ */
+export function paymentState(t: Texts, row: Pick<PaymentRow, 'status' | 'attempts' | 'result_code'>): Html {
+  if (row.status === 'Created' && row.attempts > 0 && row.result_code) {
+    return html`<span class="badge badge-declined" title="${named(t, 'st_', row.status)}">${t.declinedCanRetry}</span> <span class="attempts">${fill(t.attemptsSoFar, { n: row.attempts })}</span>`;
+  }
+  return statusBadge(t, row.status);
+}
+
+/** A request path that wraps at its separators (before `/`, `?`, `&`), not inside a word. */
+export const breakablePath = (path: string) => path.split(/(?=[/?&])/).map((part, i) => (i ? html`<wbr>${part}` : part));
 
 function brand(m: Merchant): Html {
   const initial = [...m.name.trim()][0]?.toUpperCase() ?? '';

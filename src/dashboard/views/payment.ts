@@ -9,7 +9,7 @@ import type { SavedCardRow } from '../../payments/saved-cards.ts';
 import type { OperationRecord, PaymentEvent } from '../../payments/store.ts';
 import { fill, html, type Html } from '../../web/html.ts';
 import { named } from '../i18n.ts';
-import { code, csrfField, money, page, pairs, problemBox, statusBadge, table, when, type Problem, type View } from './layout.ts';
+import { code, csrfField, money, page, pairs, paymentState, problemBox, statusBadge, table, when, type Problem, type View } from './layout.ts';
 
 export type Action = 'refund' | 'complete' | 'void';
 
@@ -34,7 +34,7 @@ function details(v: View, s: PaymentState): Html {
   const m = (minor: number | null) => (minor === null ? null : money(v, minor, p.currency));
   return pairs([
     [t.payId, code(p.payId)],
-    [t.status, statusBadge(t, p.status)],
+    [t.status, paymentState(t, row)],
     [t.amount, m(p.amount)],
     [t.subtotal, m(row.subtotal)],
     [t.tax, m(row.tax)],
@@ -115,6 +115,14 @@ function operations(v: View, s: PaymentState): Html {
   return html`<section aria-labelledby="ops-h"><h2 id="ops-h">${t.operationsTitle}</h2>${body}</section>`;
 }
 
+/** Why a callback has no attempt in its log, from its real state. */
+function emptyLog(v: View, d: DeliveryRow): string {
+  if (d.status === 'undeliverable' && d.url === null) return v.t.noAddress;
+  // Claimed and counted, its answer not in yet (the log row is written when the attempt ends).
+  if (d.status === 'delivering') return fill(v.t.sendingNow, { n: d.attempts });
+  return v.t.noAttempts;
+}
+
 function delivery(v: View, d: DeliveryRow, attempts: AttemptRow[]): Html {
   const t = v.t;
   const id = callbackId(Number(d.event_id));
@@ -124,7 +132,7 @@ function delivery(v: View, d: DeliveryRow, attempts: AttemptRow[]): Html {
         [{ label: t.sequence, cls: 'num' }, { label: t.time, cls: 'nowrap' }, { label: t.url }, { label: t.httpStatus }, { label: t.duration, cls: 'num' }, { label: t.error }, { label: t.response }],
         attempts.map((a) => [a.attempt, when(v, a.started_at), code(a.url), code(a.http_status), fill(t.ms, { n: a.duration_ms }), code(a.error), html`<code class="excerpt">${a.response_excerpt ?? ''}</code>`]),
       )
-    : html`<p class="empty">${t.noAttempts}</p>`;
+    : html`<p class="empty">${emptyLog(v, d)}</p>`;
   return html`<article class="delivery" aria-labelledby="cb-${id}"><h3 id="cb-${id}"><code>${id}</code> · ${statusBadge(t, d.event_status)}</h3>
 ${pairs([
   [t.deliveryStatus, html`<span class="delivery-${d.status}">${named(t, 'dl_', d.status)}</span>`],
@@ -159,7 +167,7 @@ export function paymentPage(v: View, s: PaymentState): string {
   const body = html`<p class="crumbs"><a href="/dashboard/payments">${t.paymentsTitle}</a></p>
 <div class="head"><h1>${t.paymentTitle} <code class="id">${p.payId}</code></h1></div>
 ${s.notice ?? ''}${s.problem ? problemBox(v, t.problemTitle, s.problem) : ''}
-<section class="overview" aria-label="${t.amount}"><p class="big">${money(v, p.amount, p.currency)}</p><p>${statusBadge(t, p.status)} ${named(t, 'm', p.paymentMethod)}</p>${actions(v, s)}</section>
+<section class="overview" aria-label="${t.amount}"><p class="big">${money(v, p.amount, p.currency)}</p><p>${paymentState(t, s.row)} ${named(t, 'm', p.paymentMethod)}</p>${actions(v, s)}</section>
 <section aria-labelledby="details-h"><h2 id="details-h">${t.details}</h2>${details(v, s)}</section>
 ${split(v, p)}${savedCard(v, s.card)}
 ${timeline(v, s)}

@@ -1,13 +1,13 @@
 // The payments list: a search by payId, the filters (status, method, currency, dates, amounts,
 // order id), the page of results with a link to each payment, cursor pagination and CSV export.
 import { CURRENCIES, METHODS } from '../../payments/methods.ts';
-import type { PaymentDetails } from '../../payments/details.ts';
+import type { PaymentRow } from '../../payments/row.ts';
 import { formEcho } from '../../payments/rules/customer.ts';
 import { STATUSES } from '../../payments/state-machine.ts';
 import { field, selectField } from '../../web/fields.ts';
 import { html, type Html } from '../../web/html.ts';
 import { named } from '../i18n.ts';
-import { code, fieldErrors, money, page, pager, problemBox, statusBadge, table, whenShort, type Cell, type Problem, type View } from './layout.ts';
+import { code, fieldErrors, money, page, pager, paymentState, problemBox, table, whenShort, type Cell, type Problem, type View } from './layout.ts';
 
 /** The filter form's fields, as the user typed them (dates as YYYY-MM-DD, `to` inclusive). */
 export const FILTERS = ['status', 'method', 'currency', 'from', 'to', 'minAmount', 'maxAmount', 'merchantPaymentId', 'payId'] as const;
@@ -24,7 +24,7 @@ export function filterQuery(f: Filters, extra: Record<string, string> = {}): str
 
 export interface ListState {
   filters: Filters;
-  items: PaymentDetails[];
+  items: PaymentRow[];
   nextCursor: string | null;
   /** This is not the first page. */
   paged: boolean;
@@ -52,16 +52,17 @@ ${f.payId ? html`<input type="hidden" name="payId" value="${f.payId}">` : ''}
 </form>`;
 }
 
-function row(v: View, p: PaymentDetails): Cell[] {
+function row(v: View, p: PaymentRow): Cell[] {
   const t = v.t;
   return [
-    whenShort(v, p.createdAt),
-    html`<a class="id" href="/dashboard/payments/${p.payId}">${p.payId}</a>`,
-    code(p.merchantPaymentId),
-    named(t, 'm', p.paymentMethod),
-    statusBadge(t, p.status),
+    whenShort(v, p.created_at),
+    html`<a class="id" href="/dashboard/payments/${p.pay_id}">${p.pay_id}</a>`,
+    code(p.merchant_payment_id),
+    p.description ? html`<span class="description">${p.description}</span>` : t.none,
+    named(t, 'm', p.payment_method),
+    paymentState(t, p),
     money(v, p.amount, p.currency),
-    p.returnedAmount ? money(v, p.returnedAmount, p.currency) : t.none,
+    p.returned_amount ? money(v, p.returned_amount, p.currency) : t.none,
   ];
 }
 
@@ -76,7 +77,7 @@ export function paymentsPage(v: View, st: ListState): string {
     : st.items.length
     ? table(
         t.paymentsCaption,
-        [{ label: t.created, cls: 'nowrap' }, { label: t.payId }, { label: t.orderIdShort }, { label: t.method }, { label: t.status }, { label: t.amount, cls: 'num' }, { label: t.returned, cls: 'num' }],
+        [{ label: t.created, cls: 'nowrap' }, { label: t.payId }, { label: t.orderIdShort }, { label: t.description }, { label: t.method }, { label: t.status }, { label: t.amount, cls: 'num' }, { label: t.returned, cls: 'num' }],
         st.items.map((p) => row(v, p)),
         'payments',
       )

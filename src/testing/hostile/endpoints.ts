@@ -114,6 +114,7 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'POST', path: '/dashboard/settings', auth: 'dashboard', form: true, body: { name: 'Fuzz shop', brandColor: '#123456', logoUrl: '' } },
   { method: 'GET', path: '/dashboard/assets/dashboard.css', auth: 'none' },
   { method: 'GET', path: '/dashboard/assets/dashboard.js', auth: 'none' },
+  { method: 'GET', path: '/', auth: 'none' },
   { method: 'GET', path: '/healthz', auth: 'none' },
   { method: 'GET', path: '/readyz', auth: 'none' },
   { method: 'GET', path: '/metrics', auth: 'none' },
