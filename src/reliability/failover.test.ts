@@ -70,19 +70,32 @@ describe('database failover on a replicated cluster', () => {
       await waitUntil('40 operations acknowledged before the first fault', () => l.record.acks.length >= 40, 120_000);
 
       const faults: FaultRun[] = [];
+      // A cluster that does not recover from a fault fails the test — after the checker has read
+      // what it holds: whether it recovered and whether it kept every acknowledged operation are
+      // two findings, and the second must not hide behind the first.
+      let stuck: Error | null = null;
       for (const kind of PLAN) {
-        const f = await injectFault(t, kind);
-        faults.push(f);
-        const before = l.record.acks.length;
-        // The load goes on after each recovery: 20 more acknowledged operations before the next fault.
-        await waitUntil(`20 operations acknowledged after ${kind}`, () => l.record.acks.length >= before + 20, 120_000);
-        log(`${kind} ${f.detail}: healed in ${((f.healedAt - f.at) / 1000).toFixed(1)} s, first write after it ${recoveryMs(f, l.record.writes)} ms (${firstWriteAfter(f, l.record.writes)?.what})`);
+        try {
+          const f = await injectFault(t, kind);
+          faults.push(f);
+          const before = l.record.acks.length;
+          // The load goes on after each recovery: 20 more acknowledged operations before the next fault.
+          await waitUntil(`20 operations acknowledged after ${kind}`, () => l.record.acks.length >= before + 20, 120_000);
+          log(`${kind} ${f.detail}: healed in ${((f.healedAt - f.at) / 1000).toFixed(1)} s, first write after it ${recoveryMs(f, l.record.writes)} ms (${firstWriteAfter(f, l.record.writes)?.what})`);
+        } catch (err) {
+          stuck = new Error(`the cluster did not recover from fault ${faults.length + 1} (${kind}): ${(err as Error).message}; ${JSON.stringify(await cluster.status(t))}`);
+          log(stuck.message);
+          break;
+        }
       }
       load.stop();
       await running;
       running = null;
       // Every gateway listens again (LISTEN re-subscribed on the new primary): each one's event
       // stream sees a payment paid after the faults, long before its keep-alive re-read.
+      if (stuck) await cluster.waitPrimary(t, 120_000).catch(() => {
+        throw stuck;
+      });
       const heard = await streamsHear(info.base, info.gateways, adminToken, merchant, NOTIFIED_WITHIN_MS);
       log(`event streams of ${info.gateways.length} gateways heard the payment after ${heard.join(', ')} ms`);
       assert.ok(!heard.includes(-1), `a gateway's event stream heard nothing in ${NOTIFIED_WITHIN_MS} ms: ${heard.join(', ')}`);
@@ -118,6 +131,7 @@ describe('database failover on a replicated cluster', () => {
         assert.equal(rec.outcomes.timeout ?? 0, 0, `requests without an answer in ${CLIENT_TIMEOUT_MS} ms`);
         assert.ok(rec.slowestMs <= ANSWER_BOUND_MS, `slowest answer ${rec.slowestMs} ms, bound ${ANSWER_BOUND_MS} ms`);
         for (const f of faults) assert.ok(recoveryMs(f, rec.writes) !== null, `no write succeeded after ${f.kind}`);
+        if (stuck) throw stuck;
       } finally {
         await db.close();
       }
