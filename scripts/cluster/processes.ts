@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { processAlive } from '../../src/testing/process-alive.ts';
 import type { Host, Topology } from './topology.ts';
 
 export interface DaemonSpec {
@@ -46,14 +47,7 @@ export function daemonPid(t: Topology, key: string): number | null {
   }
 }
 
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+export const alive = processAlive;
 
 /** SIGKILLs a daemon (a crash, as the fault injector means it); true when it was running. */
 export function killDaemon(t: Topology, key: string, signal: NodeJS.Signals = 'SIGKILL'): boolean {
