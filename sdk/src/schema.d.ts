@@ -1505,7 +1505,7 @@ export interface paths {
         put?: never;
         /**
          * Delete a merchant’s sandbox data
-         * @description Deletes the merchant’s payments (with their events, operations, saved cards, callbacks and attempts, idempotency keys, daily volumes), its request log, faults and conformance runs. The merchant, its credentials, API keys, settings, dashboard users and its clock stay. Merchant credentials: the merchant itself (`clientId` may be left out; another merchant’s is 404). Admin token: `clientId` is required.
+         * @description Deletes the merchant’s payments (with their events, operations, saved cards, callbacks and attempts, idempotency keys, daily volumes), its request log, faults and conformance runs. The merchant, its credentials, API keys, settings, dashboard users and its clock stay. Refused (409, nothing deleted) while a payment of the merchant waits for the acquirer (Processing, CancelPaymentProcessing, PaymentCompletionProcessing). Merchant credentials: the merchant itself (`clientId` may be left out; another merchant’s is 404). Admin token: `clientId` is required.
          */
         post: {
             parameters: {
@@ -1729,7 +1729,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Up to 255 characters; same key and body within 24 h replays the stored response */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1760,8 +1763,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description The key itself: shown only in this response */
-                            apiKey: string;
+                            /** @description The key itself: shown only in this response (a replay under the same Idempotency-Key names the key but cannot show it: it is stored only as a digest) */
+                            apiKey?: string;
                             createdAt: string;
                             /** @description Public id, used to revoke */
                             id: string;
