@@ -106,7 +106,8 @@ export async function up(o: UpOptions = {}): Promise<ClusterInfo> {
     for (const h of dbHosts(t)) {
       startDaemon(t, { key: patroniKey(h), host: h, cmd: 'patroni', args: [path.join(hostDir(t, h), 'patroni.yml')], user: 'postgres', env: { HOME: hostDir(t, h) } });
     }
-    const leader = await until('a Patroni leader with a synchronous standby and a streaming replica', 180_000, async () => {
+    // initdb and two base backups: seconds on a quiet machine, minutes beside a whole test suite.
+    const leader = await until('a Patroni leader with a synchronous standby and a streaming replica', 600_000, async () => {
       const c = await patroniCluster(t);
       const members = c?.members ?? [];
       const lead = members.find((m) => m.role === 'leader' && m.state === 'running');
@@ -171,7 +172,7 @@ function startGateway(t: Topology, h: Host, extra: Record<string, string> = {}):
 }
 
 async function waitGatewayReady(h: Host): Promise<void> {
-  await until(`the gateway on ${h.name}`, 120_000, async () => (await http(`http://${h.ip}:${PORTS.gateway}/readyz`))?.status === 200);
+  await until(`the gateway on ${h.name}`, 300_000, async () => (await http(`http://${h.ip}:${PORTS.gateway}/readyz`))?.status === 200);
 }
 
 async function createDatabase(leader: Host): Promise<void> {

@@ -112,14 +112,16 @@ export async function releaseKey(q: Queryable, id: KeyId, owner: string, onlyIfC
 }
 
 /**
- * The owner's request ended with an error past its first phase (the database went away mid-request,
- * a COMMIT whose outcome it never learned): the key keeps its recovery point but its lock is lifted,
+ * The owner's request ended with an error after its payment was created (the database went away
+ * mid-request, a COMMIT whose outcome it never learned): the key keeps its recovery point but its lock is lifted,
  * so the client's retry takes it over at once and resumes from what committed — instead of being
  * answered 409 until the lock runs out.
  */
 export async function unlockKey(q: Queryable, id: KeyId, owner: string, now: Date): Promise<void> {
+  // Only at `created`: a key at `acquirer_called` waits for the reconciler to learn what the
+  // acquirer did (a retry meanwhile is told 409), as before.
   await q.query(
-    `UPDATE idempotency_keys SET locked_until = $4 WHERE client_id = $1 AND key = $2 AND owner = $3 AND recovery_point <> 'finished'`,
+    `UPDATE idempotency_keys SET locked_until = $4 WHERE client_id = $1 AND key = $2 AND owner = $3 AND recovery_point = 'created'`,
     [id.clientId, id.key, owner, now],
   );
 }
