@@ -56,4 +56,4 @@ export function selectField(name: string, label: string, choices: readonly Choic
 }
 
 /** What a field shows back of what was typed: no control character (a page never echoes one). */
-const shownValue = (typed: string) => typed.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
+export const shownValue = (typed: string) => typed.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');

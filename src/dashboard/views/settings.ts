@@ -1,7 +1,7 @@
 // The settings page: what the merchant may change of how its shop looks on the checkout (name,
 // logo, brand colour), and what the operator decides, shown read-only.
 import type { Merchant } from '../../merchants/merchant.ts';
-import { field } from '../../web/fields.ts';
+import { field, shownValue } from '../../web/fields.ts';
 import { html, type Html } from '../../web/html.ts';
 import { named } from '../i18n.ts';
 import { csrfField, fieldErrors, page, pairs, problemBox, type Problem, type View } from './layout.ts';
@@ -25,7 +25,7 @@ ${st.notice ?? ''}${st.problem ? problemBox(v, t.problemTitle, st.problem) : ''}
 <form method="post" action="/dashboard/settings" class="stack narrow" data-busy>${csrfField(v)}
 ${field('name', t.shopName, { autocomplete: 'organization', value: typed.name, maxlength: 100, error: err.name, errorLang: 'en', autofocus: !!err.name })}
 <div class="field${err.logoUrl ? ' invalid' : ''}"><label for="logoUrl">${t.logoUrl}</label>
-<div class="control"><textarea id="logoUrl" name="logoUrl" rows="3" spellcheck="false" aria-describedby="logoUrl-hint${err.logoUrl ? ' logoUrl-error' : ''}"${err.logoUrl ? html` aria-invalid="true"` : ''}>${typed.logoUrl ?? ''}</textarea></div>
+<div class="control"><textarea id="logoUrl" name="logoUrl" rows="3" spellcheck="false" aria-describedby="logoUrl-hint${err.logoUrl ? ' logoUrl-error' : ''}"${err.logoUrl ? html` aria-invalid="true"` : ''}>${shownValue(typed.logoUrl ?? '')}</textarea></div>
 <p class="hint" id="logoUrl-hint">${t.logoHint}</p>${err.logoUrl ? html`<p class="err" id="logoUrl-error" lang="en">${err.logoUrl}</p>` : ''}
 <div class="logo-file" hidden><label for="logoFile">${t.logoFile}</label> <input type="file" id="logoFile" accept="image/png,image/svg+xml,image/jpeg,image/gif,image/webp" data-into="logoUrl"></div>
 ${m.logoUrl ? html`<p class="logo-preview"><img src="${m.logoUrl}" alt="${m.name}"></p>` : ''}</div>

@@ -125,6 +125,8 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'GET', path: '/docs/api.md', auth: 'none' },
   { method: 'GET', path: '/docs/postman.json', auth: 'none' },
   { method: 'GET', path: '/docs/assets/docs.css', auth: 'none' },
+  { method: 'GET', path: '/docs/assets/docs.js', auth: 'none' },
+  { method: 'GET', path: '/docs/search.json', auth: 'none' },
   { method: 'GET', path: '/docs/*', auth: 'none' },
   { method: 'GET', path: '/llms.txt', auth: 'none' },
 ];
