@@ -61,7 +61,9 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   }
   const db = opts.db ?? (await openDatabase(config, (err) => log.warn({ err }, 'idle database connection lost')));
   try {
-    const applied = await migrate(db);
+    const applied = await migrate(db, undefined, {
+      onRenumbered: (renumbered) => log.info({ renumbered }, 'migration history carried over to the gapless numbering'),
+    });
     if (applied.length) log.info({ applied }, 'migrations applied');
     const clock = opts.clock ?? new Clock();
     const sharedClock = new SharedClock(db, clock, config.mode === 'sandbox');

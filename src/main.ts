@@ -10,6 +10,7 @@ import { createGateway } from './gateway.ts';
 import { abandonLogs, createLogger, forwardLogs, releaseLogs } from './logger.ts';
 import { checkPortFree, listenError } from './ops/port-check.ts';
 import { DEFAULT_DATA_DIR } from './store/data-dir.ts';
+import { MigrationHistoryError } from './store/migration-history.ts';
 
 /**
  * Every way of stopping ends within this, the whole process tree included: a gateway gives up
@@ -175,7 +176,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  if (err instanceof ConfigError) {
+  // A refused database is the operator's to resolve, like a bad setting: the problem, no stack.
+  if (err instanceof ConfigError || err instanceof MigrationHistoryError) {
     tellTerminal(`karibche: ${err.message}\n`);
     process.exit(2);
   }

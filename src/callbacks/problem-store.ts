@@ -1,5 +1,5 @@
 // SQL of the merchant's failed and undeliverable callbacks: listing (keyset on event id, index
-// callback_deliveries_problems of migration 031) and the rows a bulk redelivery locks.
+// callback_deliveries_problems of migration 011) and the rows a bulk redelivery locks.
 import type { Queryable } from '../store/db.ts';
 import type { DeliveryRow } from './store.ts';
 

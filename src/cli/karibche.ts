@@ -254,6 +254,6 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err) => {
-  process.stderr.write(`karibche: ${err instanceof CliError || err?.code?.startsWith?.('ERR_PARSE_ARGS') ? err.message : err?.stack ?? err}\n`);
+  process.stderr.write(`karibche: ${err instanceof CliError || err?.name === 'MigrationHistoryError' || err?.code?.startsWith?.('ERR_PARSE_ARGS') ? err.message : err?.stack ?? err}\n`);
   process.exit(1);
 });

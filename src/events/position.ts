@@ -1,4 +1,4 @@
-// An event's place in a merchant's feed, "<feed_xid>-<id>" (migration 090 says why it takes both).
+// An event's place in a merchant's feed, "<feed_xid>-<id>" (migration 017 says why it takes both).
 // Clients treat it as opaque: they pass back an event's id or a page's nextCursor unchanged.
 
 export interface FeedPosition {

@@ -3,7 +3,7 @@
 // conditional upsert — concurrent requests, in any number of gateway processes, queue on the
 // merchant's row for the day and each sees the total the one before left, so together they can
 // never pass the limit. A payment that ends without money (Failed, Expired) gives its amount back
-// (a trigger of migration 060, whatever code path fails or expires it).
+// (a trigger of migration 013, whatever code path fails or expires it).
 import { ERRORS } from '../errors/catalogue.ts';
 import { gatewayError } from '../errors/gateway-error.ts';
 import type { Merchant } from '../merchants/merchant.ts';

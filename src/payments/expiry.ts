@@ -13,7 +13,7 @@ import { columnValue, moveOne, moveStatus, type PaymentPatch, type PaymentSelect
 const BATCH = 500;
 /**
  * The advisory lock one sweep batch holds: sweeps of several processes take turns. Each expired
- * bank-profile payment gives its volume back by a trigger (migration 060) that locks the merchant's
+ * bank-profile payment gives its volume back by a trigger (migration 013) that locks the merchant's
  * day row in the order the batch's UPDATE happens to visit its payments; two batches at once could
  * lock two such rows in opposite orders and deadlock. One at a time, they cannot.
  */

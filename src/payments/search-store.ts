@@ -1,5 +1,5 @@
 // SQL of the merchant payment search: one parameterised query, keyset-paginated on
-// (created_at, pay_id) newest first, served by index payments_client_created (migration 030).
+// (created_at, pay_id) newest first, served by index payments_client_created (migration 010).
 import type { Queryable } from '../store/db.ts';
 import type { PaymentRow } from './row.ts';
 

@@ -1,4 +1,4 @@
-// SQL for the merchants' own sandbox clocks (issue 15, migration 100): a payment's business time is
+// SQL for the merchants' own sandbox clocks (issue 15, migration 019): a payment's business time is
 // the global clock's time passed in as a parameter plus its merchant's `clock_offset_ms`.
 
 /** A merchant's own sandbox clock offset as an interval (`alias` names its merchants row). */
