@@ -8,6 +8,7 @@ import { gatewayError } from '../errors/gateway-error.ts';
 import type { Config } from '../config.ts';
 import { hashSecret, secretMatches } from '../merchants/credentials.ts';
 import type { Db } from '../store/db.ts';
+import { getSetting } from '../store/settings.ts';
 
 export const ADMIN_TOKEN_HASH_KEY = 'admin_token_hash';
 
@@ -18,8 +19,7 @@ export function adminAuth(config: Config, db: Db) {
   let cached: { hash: string | null; until: number } = { hash: null, until: 0 };
   const storedHash = async (): Promise<string | null> => {
     if (Date.now() < cached.until) return cached.hash;
-    const { rows } = await db.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [ADMIN_TOKEN_HASH_KEY]);
-    cached = { hash: rows[0]?.value ?? null, until: Date.now() + STORED_HASH_TTL_MS };
+    cached = { hash: await getSetting(db, ADMIN_TOKEN_HASH_KEY), until: Date.now() + STORED_HASH_TTL_MS };
     return cached.hash;
   };
   return async function authenticateAdmin(request: FastifyRequest): Promise<void> {

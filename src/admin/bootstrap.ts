@@ -12,6 +12,8 @@ import { selectUserByEmail, upsertUserPassword } from '../merchants/user-store.t
 import { CHECKOUT_METHODS, CURRENCIES } from '../payments/methods.ts';
 import { dataDirToWrite } from '../store/data-dir.ts';
 import type { Db, Queryable } from '../store/db.ts';
+import { advisoryXactLock } from '../store/locks.ts';
+import { getSetting, putSetting } from '../store/settings.ts';
 import { ADMIN_TOKEN_HASH_KEY } from './auth.ts';
 
 const BOOTSTRAP_LOCK = 72_616_935;
@@ -93,21 +95,12 @@ function writeSecretFile(file: string, content: string): void {
   fs.writeFileSync(file, content, { mode: 0o600 });
 }
 
-async function getSetting(q: Queryable, key: string): Promise<string | null> {
-  const { rows } = await q.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key]);
-  return rows[0]?.value ?? null;
-}
-
-async function putSetting(q: Queryable, key: string, value: string): Promise<void> {
-  await q.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value', [key, value]);
-}
-
 export async function bootstrapSandbox(db: Db, config: Config, clock: Clock): Promise<BootstrapResult> {
   const dataDir = dataDirToWrite(config.dataDir);
   const tokenFile = path.join(dataDir, 'admin-token');
   const demoFile = path.join(dataDir, 'demo-merchant.json');
   return db.tx(async (q) => {
-    await q.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK]);
+    await advisoryXactLock(q, BOOTSTRAP_LOCK);
     const now = clock.now();
     const rotated: Rotation[] = [];
 

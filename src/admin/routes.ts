@@ -4,12 +4,10 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errorResponses } from '../api/schemas.ts';
 import { ERRORS } from '../errors/catalogue.ts';
-import { gatewayError, invalidFields } from '../errors/gateway-error.ts';
-import { newApiKey } from '../merchants/credentials.ts';
-import { DEFAULT_SETTINGS, merchantView, type Merchant, type MerchantSettings } from '../merchants/merchant.ts';
-import { checkSettings, type SettingsInput } from '../merchants/settings.ts';
-import { rotateSigningSecret } from '../merchants/rotation.ts';
-import { insertApiKey, insertMerchant, rotateClientSecret, selectMerchant, selectMerchants, updateMerchantSettings } from '../merchants/store.ts';
+import { gatewayError } from '../errors/gateway-error.ts';
+import { merchantView } from '../merchants/merchant.ts';
+import { addMerchantApiKey, changeMerchantSettings, findMerchant, listMerchants, onboardMerchant } from '../merchants/onboarding.ts';
+import { rotateMerchantClientSecret, rotateMerchantSigningSecret } from '../merchants/rotation.ts';
 import type { Services } from '../services.ts';
 import { adminAuth } from './auth.ts';
 import { createUser } from '../merchants/users.ts';
@@ -22,18 +20,6 @@ export function adminRoutes(scope: FastifyInstance, s: Services): void {
     config: { operation: 'admin' as const, keepNulls: true },
   };
   const tags = ['Operator'];
-
-  async function merchantOr404(clientId: string): Promise<Merchant> {
-    const m = clientId.length <= 64 ? await selectMerchant(s.db, clientId) : null;
-    if (!m) throw gatewayError(ERRORS.merchantNotFound, { detail: `No merchant ${clientId}` });
-    return m;
-  }
-
-  function checked(input: SettingsInput, current: Pick<MerchantSettings, 'defaultCallbackUrl' | 'callbackUrlPrefixes'>) {
-    const result = checkSettings(input, current);
-    if (!result.ok) throw invalidFields(result.errors);
-    return result.settings;
-  }
 
   app.post(
     '/merchants',
@@ -48,8 +34,7 @@ export function adminRoutes(scope: FastifyInstance, s: Services): void {
       },
     },
     async (request, reply) => {
-      const settings = checked(request.body, DEFAULT_SETTINGS);
-      const { merchant, credentials } = await s.db.tx((q) => insertMerchant(q, { ...settings, name: settings.name! }, s.clock.now()));
+      const { merchant, credentials } = await onboardMerchant(s, request.body);
       request.log.info({ clientId: merchant.clientId }, 'merchant created');
       return reply.code(201).send({ merchant: merchantView(merchant), credentials });
     },
@@ -58,13 +43,13 @@ export function adminRoutes(scope: FastifyInstance, s: Services): void {
   app.get(
     '/merchants',
     { ...base, schema: { summary: 'List merchants', tags, response: { 200: Type.Object({ merchants: Type.Array(MerchantView) }), ...errorResponses } } },
-    async () => ({ merchants: (await selectMerchants(s.db, 1000)).map(merchantView) }),
+    async () => ({ merchants: (await listMerchants(s.db)).map(merchantView) }),
   );
 
   app.get(
     '/merchants/:clientId',
     { ...base, schema: { summary: 'Get a merchant', tags, params: ClientIdParams, response: { 200: MerchantView, ...errorResponses } } },
-    async (request) => merchantView(await merchantOr404(request.params.clientId)),
+    async (request) => merchantView(await findMerchant(s.db, request.params.clientId)),
   );
 
   app.patch(
@@ -73,17 +58,10 @@ export function adminRoutes(scope: FastifyInstance, s: Services): void {
       ...base,
       schema: { summary: 'Update merchant settings', description: 'Any subset of the settings; null clears a nullable one.', tags, params: ClientIdParams, body: MerchantSettingsBody, response: { 200: MerchantView, ...errorResponses } },
     },
-    async (request) => {
-      const clientId = request.params.clientId;
-      const patch = checked(request.body, await merchantOr404(clientId));
-      if (Object.keys(patch).length === 0) return merchantView(await merchantOr404(clientId));
-      const updated = await updateMerchantSettings(s.db, clientId, patch, s.clock.now());
-      if (!updated) throw gatewayError(ERRORS.merchantNotFound, { detail: `No merchant ${clientId}` });
-      await s.merchants.changed(clientId);
-      return merchantView(updated);
-    },
+    async (request) => merchantView(await changeMerchantSettings(s, request.params.clientId, request.body)),
   );
 
+  /** A credential issued by `make` (which tells the merchant directory), or null for no such merchant. */
   const secretRoute = (url: string, summary: string, field: string, make: (clientId: string) => Promise<string | null>) =>
     app.post(
       url,
@@ -92,23 +70,15 @@ export function adminRoutes(scope: FastifyInstance, s: Services): void {
         const clientId = request.params.clientId;
         const value = clientId.length <= 64 ? await make(clientId) : null;
         if (!value) throw gatewayError(ERRORS.merchantNotFound, { detail: `No merchant ${clientId}` });
-        await s.merchants.changed(clientId);
         request.log.info({ clientId, credential: field }, 'credential issued');
         return { [field]: value };
       },
     );
 
-  secretRoute('/merchants/:clientId/api-keys', 'Add an API key (earlier keys stay active)', 'apiKey', async (clientId) => {
-    if (!(await selectMerchant(s.db, clientId))) return null;
-    const key = newApiKey();
-    await insertApiKey(s.db, clientId, key, s.clock.now());
-    return key;
-  });
-  secretRoute('/merchants/:clientId/client-secret', 'Rotate the client secret (earlier tokens stop working)', 'clientSecret', (clientId) =>
-    rotateClientSecret(s.db, clientId, s.clock.now()),
-  );
+  secretRoute('/merchants/:clientId/api-keys', 'Add an API key (earlier keys stay active)', 'apiKey', (clientId) => addMerchantApiKey(s, clientId));
+  secretRoute('/merchants/:clientId/client-secret', 'Rotate the client secret (earlier tokens stop working)', 'clientSecret', (clientId) => rotateMerchantClientSecret(s, clientId));
   secretRoute('/merchants/:clientId/callback-secret', 'Rotate the callback signing secret (the previous one signs too for 24 h)', 'callbackSecret', (clientId) =>
-    rotateSigningSecret(s.db, clientId, s.clock.now()),
+    rotateMerchantSigningSecret(s, clientId),
   );
 
   app.post(
@@ -125,7 +95,7 @@ export function adminRoutes(scope: FastifyInstance, s: Services): void {
       },
     },
     async (request, reply) => {
-      const merchant = await merchantOr404(request.params.clientId);
+      const merchant = await findMerchant(s.db, request.params.clientId);
       const { user, password } = await createUser(s.db, merchant.clientId, request.body);
       request.log.info({ clientId: merchant.clientId, userId: user.id }, 'dashboard user created');
       return reply.code(201).send({ user: { clientId: user.clientId, email: user.email, createdAt: user.createdAt.toISOString() }, password });

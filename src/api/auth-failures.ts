@@ -8,16 +8,10 @@ import type { Clock } from '../clock.ts';
 import { ERRORS } from '../errors/catalogue.ts';
 import { gatewayError } from '../errors/gateway-error.ts';
 import type { Db } from '../store/db.ts';
+import { pruneCounters, releaseCounters, reserveCounters } from './auth-failures-store.ts';
 
 /** A source address may fail this many times more than one client_id (offices share addresses). */
 const ADDRESS_FACTOR = 10;
-
-interface Counter {
-  key: string;
-  window_start: Date;
-  failures: number;
-  pending: number;
-}
 
 /** An attempt holding its places; settle it with succeeded() or failed(). */
 export interface Reservation {
@@ -47,19 +41,9 @@ export class AuthFailures {
    */
   async reserve(clientId: string | undefined, ip: string): Promise<Reservation> {
     const limits = this.limits(clientId, ip);
-    const keys = [...limits.keys()].sort(); // one lock order for every statement: no deadlock
+    const keys = [...limits.keys()].sort(); // one lock order for every statement (auth-failures-store.ts)
     const now = this.clock.now();
-    const { rows } = await this.db.query<Counter>(
-      `INSERT INTO auth_failures (key, window_start, failures, pending)
-       SELECT k, $2::timestamptz, 0, 1 FROM unnest($1::text[]) AS k ORDER BY k
-       ON CONFLICT (key) DO UPDATE SET
-         failures = CASE WHEN auth_failures.window_start <= $3 THEN 0 ELSE auth_failures.failures END,
-         pending = CASE WHEN auth_failures.window_start <= $3 THEN 1 ELSE auth_failures.pending + 1 END,
-         window_start = CASE WHEN auth_failures.window_start <= $3 THEN EXCLUDED.window_start ELSE auth_failures.window_start END
-       RETURNING key, window_start, failures, pending`,
-      [keys, now, new Date(now.getTime() - this.windowSeconds * 1000)],
-      'auth_failures_reserve',
-    );
+    const rows = await reserveCounters(this.db, keys, now, new Date(now.getTime() - this.windowSeconds * 1000));
     const over = rows.find((r) => r.failures + r.pending > limits.get(r.key)!);
     if (!over) return { keys };
     await this.release(keys, false);
@@ -84,27 +68,12 @@ export class AuthFailures {
     await this.failed(await this.reserve(undefined, ip));
   }
 
-  // Every statement that changes several counters locks them in key order, as reserve() does: an
-  // UPDATE ... WHERE key = ANY locks them in the order its plan scans them (the table's physical
-  // order on a sequential scan), and two attempts locking an address and a client_id in opposite
-  // orders deadlock (PostgreSQL aborted one; the client got a 500).
-  private async release(keys: string[], asFailure: boolean): Promise<void> {
-    await this.db.query(
-      `WITH locked AS (SELECT key FROM auth_failures WHERE key = ANY ($1::text[]) ORDER BY key FOR UPDATE)
-       UPDATE auth_failures a SET pending = GREATEST(a.pending - 1, 0), failures = a.failures + $2 FROM locked WHERE a.key = locked.key`,
-      [keys, asFailure ? 1 : 0],
-      'auth_failures_release',
-    );
+  private release(keys: string[], asFailure: boolean): Promise<void> {
+    return releaseCounters(this.db, keys, asFailure);
   }
 
   /** Drops this guard's counters whose window has passed (on its own clock). */
-  async prune(): Promise<void> {
-    // Counters an attempt holds right now are skipped (SKIP LOCKED): pruning never waits on, nor
-    // deadlocks with, an attempt.
-    await this.db.query(
-      `DELETE FROM auth_failures WHERE key IN (
-         SELECT key FROM auth_failures WHERE window_start <= $1 AND pending = 0 AND key LIKE ANY ($2::text[]) ORDER BY key FOR UPDATE SKIP LOCKED)`,
-      [new Date(this.clock.nowMs() - this.windowSeconds * 1000), [`${this.namespace}ip:%`, `${this.namespace}cid:%`]],
-    );
+  prune(): Promise<void> {
+    return pruneCounters(this.db, new Date(this.clock.nowMs() - this.windowSeconds * 1000), [`${this.namespace}ip:%`, `${this.namespace}cid:%`]);
   }
 }

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../store/db.ts';
+import { insertSigningKey, selectActiveSigningKeys } from './signing-key-store.ts';
 
 const ISSUER = 'karibche';
 const AUDIENCE = 'karibche-merchant-api';
@@ -38,31 +39,21 @@ export class TokenService {
 
   /** Makes sure a signing key exists (the first process to start creates it) and loads the keys. */
   async start(): Promise<void> {
-    await this.db.query('INSERT INTO signing_keys (kid, secret, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
-      'k1',
-      randomBytes(32).toString('base64url'),
-      this.clock.now(),
-    ]);
+    await insertSigningKey(this.db, 'k1', randomBytes(32).toString('base64url'), this.clock.now(), true);
     await this.reload();
   }
 
   /** Adds a new signing key; tokens signed with the older keys stay valid until they expire. */
   async rotate(): Promise<string> {
     const kid = `k${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
-    await this.db.query('INSERT INTO signing_keys (kid, secret, created_at) VALUES ($1, $2, $3)', [
-      kid,
-      randomBytes(32).toString('base64url'),
-      this.clock.now(),
-    ]);
+    await insertSigningKey(this.db, kid, randomBytes(32).toString('base64url'), this.clock.now());
     await this.reload();
     return kid;
   }
 
   private async reload(): Promise<void> {
     this.lastReload = Date.now();
-    const { rows } = await this.db.query<{ kid: string; secret: string; created_at: Date }>(
-      'SELECT kid, secret, created_at FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at, kid',
-    );
+    const rows = await selectActiveSigningKeys(this.db);
     this.keys = new Map(rows.map((r) => [r.kid, { kid: r.kid, key: Buffer.from(r.secret, 'base64url'), createdAt: r.created_at }]));
     this.current = rows.length ? this.keys.get(rows[rows.length - 1]!.kid)! : null;
   }

@@ -5,8 +5,7 @@ import { ERRORS } from '../errors/catalogue.ts';
 import { gatewayError } from '../errors/gateway-error.ts';
 import type { UnitOfWork } from '../idempotency/unit-of-work.ts';
 import type { Merchant } from '../merchants/merchant.ts';
-import { isWellFormedId } from '../payments/ids.ts';
-import { selectPayment } from '../payments/store.ts';
+import { merchantPaymentRow } from '../payments/get-payment.ts';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../store/db.ts';
 import { callbackTarget } from './addresses.ts';
@@ -20,8 +19,7 @@ export interface Redelivery {
 
 
 export async function redeliverLatest(s: { db: Db; clock: Clock }, merchant: Merchant, payId: string, uow: UnitOfWork<Redelivery>): Promise<Redelivery> {
-  const payment = isWellFormedId(payId) ? await selectPayment(s.db, merchant.clientId, payId) : null;
-  if (!payment) throw gatewayError(ERRORS.paymentNotFound);
+  const payment = await merchantPaymentRow(s.db, merchant.clientId, payId);
   return uow.finish(async (q) => {
     const latest = await lockLatestDelivery(q, payId);
     if (!latest) throw gatewayError(ERRORS.nothingToRedeliver);

@@ -9,7 +9,7 @@ import { listProblemCallbacks, redeliverProblems } from '../callbacks/problems.t
 import { sendTestCallback } from '../callbacks/test-callback.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { unkeyed } from '../idempotency/unit-of-work.ts';
-import { rotateSigningSecret } from '../merchants/rotation.ts';
+import { rotateMerchantSigningSecret } from '../merchants/rotation.ts';
 import { changeOwnSettings, type MerchantEditable } from '../merchants/self-service.ts';
 import type { Merchant } from '../merchants/merchant.ts';
 import { fill } from '../web/html.ts';
@@ -113,8 +113,7 @@ export function callbackPages(scope: FastifyInstance, d: Dashboard): void {
       return sendPage(reply, confirmStepPage(v, { title: t.rotateSigningSecret, lead: t.rotateSigningLead, action: `${HOME}/signing-secret`, button: t.rotateSigningSecret, back: HOME, section: 'callbacks' }));
     }
     const clientId = accountOf(request).merchant.clientId;
-    const secret = (await rotateSigningSecret(s.db, clientId, s.clock.now()))!;
-    await s.merchants.changed(clientId);
+    const secret = (await rotateMerchantSigningSecret(s, clientId))!;
     request.log.info({ event: 'dashboard.signing_secret_rotated', clientId }, 'callback signing secret rotated from the dashboard');
     return render(request, reply, { newSecret: secret });
   });

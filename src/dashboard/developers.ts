@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { createApiKey, deleteApiKey, listApiKeys } from '../merchants/api-keys.ts';
-import { rotateClientSecret } from '../merchants/store.ts';
+import { rotateMerchantClientSecret } from '../merchants/rotation.ts';
 import { listRequests } from '../requests/list.ts';
 import { fill } from '../web/html.ts';
 import { accountOf, checkCsrf, DASHBOARD_OPERATION, noticeFrom, orRefusal, problemOf, requireSession, sendPage, startPage, viewOf, type Dashboard } from './http.ts';
@@ -64,8 +64,7 @@ export function developerPages(scope: FastifyInstance, d: Dashboard): void {
       return sendPage(reply, confirmStepPage(viewOf(d, request, HOME), { title: t.rotateClientSecret, lead: t.clientSecretLead, action: `${HOME}/client-secret`, button: t.rotateClientSecret, back: HOME, section: 'developers' }));
     }
     const clientId = accountOf(request).merchant.clientId;
-    const secret = (await rotateClientSecret(s.db, clientId, s.clock.now()))!;
-    await s.merchants.changed(clientId);
+    const secret = (await rotateMerchantClientSecret(s, clientId))!;
     request.log.info({ event: 'dashboard.client_secret_rotated', clientId }, 'client secret rotated from the dashboard');
     return render(request, reply, { shown: { label: t.newClientSecret, value: secret } });
   });

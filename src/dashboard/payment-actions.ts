@@ -14,8 +14,7 @@ import { requestHash, runOnce, type Once } from '../idempotency/once.ts';
 import { cancelPayment, completePayment, type OperationOutcome } from '../payments/operations.ts';
 import type { PaymentRow } from '../payments/row.ts';
 import { checkCancelRequest, checkCompletionRequest, type CancelRequest } from '../payments/rules/cancel.ts';
-import { selectPayment } from '../payments/store.ts';
-import { isWellFormedId } from '../payments/ids.ts';
+import { merchantPaymentRow } from '../payments/get-payment.ts';
 import { forRequest } from '../services.ts';
 import { accountOf, checkCsrf, DASHBOARD_OPERATION, problemOf, requireSession, sendPage, startPage, viewOf, type Dashboard } from './http.ts';
 import { DashboardForm, PayIdParams, PageQuery } from './schemas.ts';
@@ -64,10 +63,8 @@ export function paymentActions(scope: FastifyInstance, d: Dashboard): void {
   const s = d.s;
   const page = { config: DASHBOARD_OPERATION, onRequest: [startPage(d), requireSession(d)] };
 
-  async function paymentOf(request: FastifyRequest, payId: string): Promise<PaymentRow> {
-    const row = isWellFormedId(payId) ? await selectPayment(s.db, accountOf(request).merchant.clientId, payId) : null;
-    if (!row) throw gatewayError(ERRORS.paymentNotFound);
-    return row;
+  function paymentOf(request: FastifyRequest, payId: string): Promise<PaymentRow> {
+    return merchantPaymentRow(s.db, accountOf(request).merchant.clientId, payId);
   }
 
   for (const action of ACTIONS) {

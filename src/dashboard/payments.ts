@@ -6,17 +6,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { redeliverLatest } from '../callbacks/redelivery.ts';
-import { selectDeliveries } from '../callbacks/store.ts';
 import { unkeyed } from '../idempotency/unit-of-work.ts';
 import { businessDay, startOfBusinessDay } from '../payments/business-day.ts';
 import { getPayment } from '../payments/get-payment.ts';
 import { returnable } from '../payments/rules/cancel.ts';
-import { windowOf } from '../payments/operations.ts';
 import type { OperationWindow } from '../payments/rules/window.ts';
-import { selectSavedCard } from '../payments/saved-cards.ts';
 import { parseIsoInstant } from '../payments/rules/fields.ts';
 import { listPaymentRows, parsePaymentQuery, type PaymentQuery } from '../payments/search-payments.ts';
-import { selectEvents, selectOperations, selectPayment } from '../payments/store.ts';
+import { paymentRecord } from '../payments/payment-record.ts';
 import { forRequest } from '../services.ts';
 import { accountOf, checkCsrf, DASHBOARD_OPERATION, noticeFrom, orRefusal, problemOf, requireSession, sendPage, startPage, viewOf, type Dashboard } from './http.ts';
 import { paymentsCsv } from './csv.ts';
@@ -96,15 +93,8 @@ export function paymentPages(scope: FastifyInstance, d: Dashboard): void {
   async function showPayment(request: FastifyRequest, reply: FastifyReply, payId: string, extra: Pick<PaymentState, 'notice' | 'problem'> = {}, status = 200) {
     const clientId = accountOf(request).merchant.clientId;
     const p = await getPayment(forRequest(s, request, clientId), clientId, payId);
-    const row = (await selectPayment(s.db, clientId, payId))!;
-    const recId = row.rec_id ?? row.charged_rec_id;
-    const [events, operations, callbacks, card] = await Promise.all([
-      selectEvents(s.db, payId),
-      selectOperations(s.db, payId),
-      selectDeliveries(s.db, payId),
-      recId ? selectSavedCard(s.db, recId) : null,
-    ]);
-    const state: PaymentState = { p, row, events, operations, card, ...callbacks, actions: allowedActions(row, await windowOf(s, s.db, row, forRequest(s, request, clientId).clock.now())), ...extra };
+    const { window, ...record } = (await paymentRecord(s, clientId, payId, () => forRequest(s, request, clientId).clock.now()))!;
+    const state: PaymentState = { p, ...record, actions: allowedActions(record.row, window), ...extra };
     return sendPage(reply, paymentPage(viewOf(d, request, `/dashboard/payments/${payId}`), state), status);
   }
 

@@ -9,6 +9,7 @@ import { gatewayError } from '../errors/gateway-error.ts';
 import type { Merchant } from '../merchants/merchant.ts';
 import type { Queryable } from '../store/db.ts';
 import { businessDay } from './business-day.ts';
+import { addDailyVolume, markLimitDay, selectDailyVolume } from './daily-volume-store.ts';
 import { formatMinor } from './money.ts';
 import { BANK_LIMIT_CURRENCY } from './rules/fields.ts';
 
@@ -27,18 +28,10 @@ export async function countDailyVolume(
   timeZone: string,
 ): Promise<void> {
   const day = businessDay(now, timeZone);
-  const { rows } = await q.query<{ total: number }>(
-    `INSERT INTO merchant_daily_volume (client_id, business_day, total) SELECT $1, $2, $3::bigint WHERE $3::bigint <= $4::bigint
-     ON CONFLICT (client_id, business_day) DO UPDATE SET total = merchant_daily_volume.total + EXCLUDED.total
-     WHERE merchant_daily_volume.total + EXCLUDED.total <= $4::bigint
-     RETURNING total`,
-    [merchant.clientId, day, p.amount, merchant.dailyLimit],
-  );
-  if (!rows[0]) {
-    const { rows: today } = await q.query<{ total: number }>('SELECT total FROM merchant_daily_volume WHERE client_id = $1 AND business_day = $2', [merchant.clientId, day]);
-    const taken = Number(today[0]?.total ?? 0);
+  if (!(await addDailyVolume(q, merchant.clientId, day, p.amount, merchant.dailyLimit))) {
+    const taken = await selectDailyVolume(q, merchant.clientId, day);
     const reason = `would take the merchant's ${BANK_LIMIT_CURRENCY} volume of ${day} above its daily limit of ${formatMinor(merchant.dailyLimit)} (${formatMinor(taken)} taken so far)`;
     throw gatewayError(ERRORS.dailyLimit, { detail: `The payment ${reason}`, fields: [{ field: p.field, reason, rule: ERRORS.dailyLimit }] });
   }
-  await q.query('UPDATE payments SET limit_day = $2 WHERE pay_id = $1', [p.payId, day]);
+  await markLimitDay(q, p.payId, day);
 }

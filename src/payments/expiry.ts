@@ -6,6 +6,7 @@
 import type { Clock } from '../clock.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { Db, Queryable } from '../store/db.ts';
+import { advisoryXactLock } from '../store/locks.ts';
 import type { PaymentRow } from './row.ts';
 import { STATUS, type Status } from './state-machine.ts';
 import { columnValue, moveOne, moveStatus, type PaymentPatch, type PaymentSelector, type StatusWitness } from './store.ts';
@@ -52,7 +53,7 @@ export class ExpirySweeper {
   /** One batch of moves under the sweep lock, in a transaction of its own. */
   private batch(sel: Extract<PaymentSelector, { due: string }>, to: Status, patch: PaymentPatch): Promise<PaymentRow[]> {
     return this.db.tx(async (q) => {
-      await q.query('SELECT pg_advisory_xact_lock($1)', [SWEEP_LOCK], 'sweep_lock');
+      await advisoryXactLock(q, SWEEP_LOCK, 'sweep_lock');
       return moveStatus(q, sel, to, patch, this.clock.base.now(), this.w);
     });
   }

@@ -6,12 +6,20 @@ import type { PaymentDeps } from './deps.ts';
 import { paymentDetails, type PaymentDetails } from './details.ts';
 import { expireOne } from './expiry.ts';
 import { isWellFormedId } from './ids.ts';
+import type { Queryable } from '../store/db.ts';
+import type { PaymentRow } from './row.ts';
 import { STATUS } from './state-machine.ts';
 import { selectPayment } from './store.ts';
 
-export async function getPayment(s: Pick<PaymentDeps, 'db' | 'clock' | 'log' | 'metrics'>, clientId: string, payId: string): Promise<PaymentDetails> {
-  let row = isWellFormedId(payId) ? await selectPayment(s.db, clientId, payId) : null;
+/** The merchant's payment as stored, or payment-not-found (also for an id that cannot be one). */
+export async function merchantPaymentRow(q: Queryable, clientId: string, payId: string): Promise<PaymentRow> {
+  const row = isWellFormedId(payId) ? await selectPayment(q, clientId, payId) : null;
   if (!row) throw gatewayError(ERRORS.paymentNotFound);
+  return row;
+}
+
+export async function getPayment(s: Pick<PaymentDeps, 'db' | 'clock' | 'log' | 'metrics'>, clientId: string, payId: string): Promise<PaymentDetails> {
+  let row = await merchantPaymentRow(s.db, clientId, payId);
   if (row.status === STATUS.created && row.expires_at.getTime() <= s.clock.nowMs()) {
     await expireOne(s.db, payId, s.clock.now(), s);
     row = (await selectPayment(s.db, clientId, payId))!;

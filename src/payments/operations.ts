@@ -14,7 +14,17 @@ import type { Queryable } from '../store/db.ts';
 import { businessDay } from './business-day.ts';
 import type { PaymentDeps } from './deps.ts';
 import type { PaymentRow } from './row.ts';
-import { checkCompletion, planCancel, type CancelRequest, type EarlierOperation } from './rules/cancel.ts';
+import { checkCompletion, planCancel, type CancelRequest } from './rules/cancel.ts';
+import {
+  insertOperation,
+  lockOperation,
+  markOperationDone,
+  markOperationRefused,
+  selectEarlierOperations,
+  selectProcessingOperation,
+  type OperationKind,
+  type OperationRow,
+} from './operations-store.ts';
 import { operationWindow, windowFacts, type OperationWindow } from './rules/window.ts';
 import { activateSavedCard } from './saved-cards.ts';
 import { STATUS, type Status } from './state-machine.ts';
@@ -22,7 +32,6 @@ import { lockPayment, moveOne, plus, selectPaymentById } from './store.ts';
 
 type Deps = Pick<PaymentDeps, 'db' | 'clock' | 'acquirer' | 'config' | 'log' | 'metrics'>;
 
-export type OperationKind = 'refund' | 'void' | 'capture';
 
 /** What a cancel or completion did: the domain result, stored for replays and rendered by the API. */
 export interface OperationOutcome {
@@ -33,17 +42,6 @@ export interface OperationOutcome {
   amount: number;
   returnedAmount: number;
   confirmedAmount: number;
-}
-
-interface OperationRow {
-  id: number;
-  pay_id: string;
-  kind: OperationKind;
-  amount: number;
-  split_amount: number | null;
-  status: 'processing' | 'done' | 'refused';
-  prev_status: Status;
-  reference: string;
 }
 
 /** The statuses of a cancel or completion under way. */
@@ -79,16 +77,6 @@ async function whenFree<T>(s: Deps, clientId: string, payId: string, waitOn: Sta
   }
 }
 
-async function insertOperation(q: Queryable, row: PaymentRow, kind: OperationKind, amount: number, splitAmount: number | null, day: string, now: Date): Promise<OperationRow> {
-  const { rows } = await q.query<OperationRow>(
-    `INSERT INTO payment_operations (pay_id, kind, amount, split_amount, status, prev_status, business_day, reference, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, 'processing', $5, $6, $1 || '.' || $2 || '.' || (SELECT count(*) + 1 FROM payment_operations WHERE pay_id = $1), $7, $7)
-     RETURNING *`,
-    [row.pay_id, kind, amount, splitAmount, row.status, day, now],
-  );
-  return rows[0]!;
-}
-
 /** The acquirer failed with a technical error and performed nothing (AcquirerFailed). */
 const FAILED = { ok: false, resultCode: 'check_with_acquirer', failed: true } as const;
 type Answer = OperationAnswer | typeof FAILED;
@@ -121,11 +109,6 @@ const outcomeOf = (op: Pick<OperationRow, 'kind' | 'amount'>, p: PaymentRow): Op
   confirmedAmount: p.confirmed_amount,
 });
 
-async function lockOperation(q: Queryable, opId: number): Promise<OperationRow> {
-  const { rows } = await q.query<OperationRow>('SELECT * FROM payment_operations WHERE id = $1 FOR UPDATE', [opId]);
-  return rows[0]!;
-}
-
 /**
  * Applies an accepted answer to the operation, once: an operation already finished (by the
  * reconciler, or a retry) is left alone and its payment answered as it is.
@@ -148,7 +131,7 @@ async function applyAccepted(s: Deps, q: Queryable, payId: string, opId: number)
       ...(row.split_iban ? { split_returned_amount: plus(op.split_amount ?? 0) } : {}),
     }, now, s))!;
   }
-  await q.query(`UPDATE payment_operations SET status = 'done', updated_at = $2 WHERE id = $1`, [op.id, now]);
+  await markOperationDone(q, op.id, now);
   report(s, op, 'done', updated);
   return outcomeOf(op, updated);
 }
@@ -167,7 +150,7 @@ async function applyRefused(s: Deps, q: Queryable, payId: string, opId: number, 
   const op = await lockOperation(q, opId);
   if (op.status !== 'processing' || !OPERATING.has(row.status)) return false;
   const now = s.clock.now();
-  await q.query(`UPDATE payment_operations SET status = 'refused', result_code = $2, updated_at = $3 WHERE id = $1`, [op.id, resultCode, now]);
+  await markOperationRefused(q, op.id, resultCode, now);
   const back = await moveOne(q, { payId, from: row.status }, op.prev_status, { result_code: resultCode }, now, s);
   report(s, op, 'refused', back ?? undefined, resultCode);
   return true;
@@ -201,14 +184,14 @@ async function runOperation(
 ): Promise<OperationOutcome> {
   if (uow.resume?.point === 'acquirer_called') {
     // This request's first try recorded the operation and died: ask the acquirer and finish it.
-    const { rows } = await s.db.query<OperationRow>(`SELECT * FROM payment_operations WHERE pay_id = $1 AND status = 'processing' ORDER BY id DESC LIMIT 1`, [payId]);
+    const op = await selectProcessingOperation(s.db, payId);
     const row = await selectPaymentById(s.db, payId);
-    if (rows[0] && row) return conclude(s, payId, rows[0], row, uow);
+    if (op && row) return conclude(s, payId, op, row, uow);
   }
   const { row, op } = await whenFree<{ row: PaymentRow; op: OperationRow }>(s, clientId, payId, processing, (fn) => uow.reach('acquirer_called', payId, fn, 'operation'), async (q, row) => {
     const now = s.clock.now();
     const p = await plan(q, row, now);
-    const op = await insertOperation(q, row, p.kind, p.amount, p.splitAmount, businessDay(now, s.config.timeZone), now);
+    const op = await insertOperation(q, { payId: row.pay_id, kind: p.kind, amount: p.amount, splitAmount: p.splitAmount, prevStatus: row.status, businessDay: businessDay(now, s.config.timeZone), now });
     const moved = (await moveOne(q, { payId, from: row.status }, processing, {}, now, s))!;
     return { row: moved, op };
   });
@@ -217,7 +200,7 @@ async function runOperation(
 
 /** Which operations the payment allows now (rules/window.ts), from its row and its earlier operations. */
 export async function windowOf(s: Pick<Deps, 'config'>, q: Queryable, row: PaymentRow, now: Date): Promise<OperationWindow> {
-  const { rows: earlier } = await q.query<EarlierOperation>('SELECT kind, status, business_day FROM payment_operations WHERE pay_id = $1', [row.pay_id]);
+  const earlier = await selectEarlierOperations(q, row.pay_id);
   return operationWindow(windowFacts(row, earlier, s.config.timeZone), now, businessDay(now, s.config.timeZone));
 }
 
@@ -240,8 +223,7 @@ export function completePayment(s: Deps, clientId: string, payId: string, amount
  * in the same transaction.
  */
 export async function reconcileOperation(s: Deps, payId: string): Promise<void> {
-  const { rows } = await s.db.query<OperationRow>(`SELECT * FROM payment_operations WHERE pay_id = $1 AND status = 'processing' ORDER BY id DESC LIMIT 1`, [payId]);
-  const op = rows[0];
+  const op = await selectProcessingOperation(s.db, payId);
   const row = await selectPaymentById(s.db, payId);
   if (!op || !row) return;
   const answer = await callAcquirer(s, row, op);

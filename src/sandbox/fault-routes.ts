@@ -6,13 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { EXAMPLES } from '../api/examples.ts';
 import { errorResponses } from '../api/schemas.ts';
-import { Violations } from '../errors/gateway-error.ts';
 import type { Services } from '../services.ts';
 import { sandboxAuth } from './auth.ts';
-import { FAULT_OPERATIONS, FAULT_OUTCOMES, clearFaults, insertFault, selectOpenFaults, type FaultOperation, type FaultOutcome } from './faults.ts';
-
-/** At most this many operations per fault request. */
-export const MAX_FAULT_TIMES = 100;
+import { FAULT_OPERATIONS, FAULT_OUTCOMES, MAX_FAULT_TIMES, dropWaitingFaults, setFault, waitingFaults } from './faults.ts';
 
 const FaultView = Type.Object({
   id: Type.Integer(),
@@ -47,12 +43,7 @@ export function faultRoutes(scope: FastifyInstance, s: Services): void {
     },
     async (request, reply) => {
       const { operation, outcome, times = 1 } = request.body;
-      const v = new Violations();
-      if (!(FAULT_OPERATIONS as readonly string[]).includes(operation)) v.add('operation', `must be one of ${FAULT_OPERATIONS.join(', ')}`);
-      if (!(FAULT_OUTCOMES as readonly string[]).includes(outcome)) v.add('outcome', `must be one of ${FAULT_OUTCOMES.join(', ')}`);
-      if (times < 1 || times > MAX_FAULT_TIMES) v.add('times', `must be an integer from 1 to ${MAX_FAULT_TIMES}`);
-      v.throwIfAny();
-      const fault = await insertFault(s.db, request.merchant.clientId, operation as FaultOperation, outcome as FaultOutcome, times, s.clock.now());
+      const fault = await setFault(s, request.merchant.clientId, { operation, outcome, times });
       request.log.info({ clientId: request.merchant.clientId, fault }, 'sandbox fault set');
       return reply.code(201).send(fault);
     },
@@ -61,12 +52,12 @@ export function faultRoutes(scope: FastifyInstance, s: Services): void {
   app.get(
     '/faults',
     { ...base, schema: { summary: 'The merchant’s faults still waiting', tags, response: { 200: Type.Object({ faults: Type.Array(FaultView) }), ...errorResponses } } },
-    async (request) => ({ faults: await selectOpenFaults(s.db, request.merchant.clientId) }),
+    async (request) => ({ faults: await waitingFaults(s.db, request.merchant.clientId) }),
   );
 
   app.delete(
     '/faults',
     { ...base, schema: { summary: 'Drop the merchant’s waiting faults', tags, response: { 200: Type.Object({ cleared: Type.Integer() }), ...errorResponses } } },
-    async (request) => ({ cleared: await clearFaults(s.db, request.merchant.clientId) }),
+    async (request) => ({ cleared: await dropWaitingFaults(s.db, request.merchant.clientId) }),
   );
 }

@@ -5,7 +5,9 @@
 // never give one fault to two operations, or two faults to one.
 import type { Clock } from '../clock.ts';
 import { AcquirerFailed, AcquirerNoAnswer, type Acquirer, type AcquirerResult, type AuthoriseRequest, type OperationAnswer } from '../acquirer/acquirer.ts';
-import type { Db, Queryable } from '../store/db.ts';
+import { Violations } from '../errors/gateway-error.ts';
+import type { Db } from '../store/db.ts';
+import { clearFaults, insertFault, selectOpenFaults, takeFault } from './faults-store.ts';
 
 export const FAULT_OPERATIONS = ['authorise', 'capture', 'void', 'refund', 'execution'] as const;
 export const FAULT_OUTCOMES = ['decline', 'lost', 'error'] as const;
@@ -24,66 +26,36 @@ export interface Fault {
   createdAt: string;
 }
 
-interface FaultRow {
-  id: string | number;
-  operation: FaultOperation;
-  outcome: FaultOutcome;
+/** At most this many operations per fault request. */
+export const MAX_FAULT_TIMES = 100;
+
+export interface FaultRequest {
+  operation: string;
+  outcome: string;
   times: number;
-  remaining: number;
-  created_at: Date;
 }
 
-const toFault = (r: FaultRow): Fault => ({ id: Number(r.id), operation: r.operation, outcome: r.outcome, times: r.times, remaining: r.remaining, createdAt: r.created_at.toISOString() });
-
-export async function insertFault(q: Queryable, clientId: string, operation: FaultOperation, outcome: FaultOutcome, times: number, now: Date): Promise<Fault> {
-  const { rows } = await q.query<FaultRow>(
-    'INSERT INTO sandbox_faults (client_id, operation, outcome, times, remaining, created_at) VALUES ($1, $2, $3, $4, $4, $5) RETURNING *',
-    [clientId, operation, outcome, times, now],
-  );
-  return toFault(rows[0]!);
+/** Sets a fault for the merchant's next `times` operations of a kind; 400 with every bad field. */
+export function setFault(s: { db: Db; clock: Clock }, clientId: string, { operation, outcome, times }: FaultRequest): Promise<Fault> {
+  const v = new Violations();
+  if (!(FAULT_OPERATIONS as readonly string[]).includes(operation)) v.add('operation', `must be one of ${FAULT_OPERATIONS.join(', ')}`);
+  if (!(FAULT_OUTCOMES as readonly string[]).includes(outcome)) v.add('outcome', `must be one of ${FAULT_OUTCOMES.join(', ')}`);
+  if (times < 1 || times > MAX_FAULT_TIMES) v.add('times', `must be an integer from 1 to ${MAX_FAULT_TIMES}`);
+  v.throwIfAny();
+  return insertFault(s.db, clientId, operation as FaultOperation, outcome as FaultOutcome, times, s.clock.now());
 }
 
-/** The merchant's faults still waiting for an operation, oldest first (the order they are used in). */
-export async function selectOpenFaults(q: Queryable, clientId: string): Promise<Fault[]> {
-  const { rows } = await q.query<FaultRow>('SELECT * FROM sandbox_faults WHERE client_id = $1 AND remaining > 0 ORDER BY id', [clientId]);
-  return rows.map(toFault);
-}
+/** The merchant's faults still waiting for an operation, oldest first. */
+export const waitingFaults = (db: Db, clientId: string): Promise<Fault[]> => selectOpenFaults(db, clientId);
 
 /** Drops the merchant's waiting faults; returns how many there were. */
-export async function clearFaults(q: Queryable, clientId: string): Promise<number> {
-  const { rowCount } = await q.query('UPDATE sandbox_faults SET remaining = 0 WHERE client_id = $1 AND remaining > 0', [clientId]);
-  return rowCount ?? 0;
-}
-
-/**
- * Takes the oldest waiting fault of `operation` for the merchant of the payment behind `reference`
- * (conformance-run payments excepted), once per reference: a repeated call for a reference already
- * struck (the reconciler asking again) takes nothing. One statement: the fault row is locked, the
- * hit recorded and the count lowered together.
- */
-async function takeFault(db: Db, reference: string, operation: FaultOperation, now: Date): Promise<FaultOutcome | null> {
-  const payId = reference.split('.')[0]!;
-  const { rows } = await db.query<{ outcome: FaultOutcome }>(
-    `WITH pick AS (
-       SELECT f.id, f.outcome FROM sandbox_faults f JOIN payments p ON p.client_id = f.client_id
-       WHERE p.pay_id = $1 AND p.conformance_run IS NULL AND f.operation = $2 AND f.remaining > 0
-         AND NOT EXISTS (SELECT 1 FROM sandbox_fault_hits h WHERE h.reference = $3)
-       ORDER BY f.id LIMIT 1 FOR UPDATE OF f),
-     hit AS (
-       INSERT INTO sandbox_fault_hits (reference, fault_id, outcome, created_at) SELECT $3, id, outcome, $4 FROM pick
-       ON CONFLICT (reference) DO NOTHING RETURNING fault_id, outcome),
-     used AS (UPDATE sandbox_faults f SET remaining = f.remaining - 1 FROM hit WHERE f.id = hit.fault_id RETURNING f.id)
-     SELECT outcome FROM hit`,
-    [payId, operation, reference, now],
-  );
-  return rows[0]?.outcome ?? null;
-}
+export const dropWaitingFaults = (db: Db, clientId: string): Promise<number> => clearFaults(db, clientId);
 
 /** The acquirer with the merchants' faults applied. Production never builds this (gateway.ts). */
 export function withSandboxFaults(acquirer: Acquirer, db: Db, clock: Clock): Acquirer {
   /** Runs `perform` unless a fault says otherwise. */
   async function faulted<R>(reference: string, operation: FaultOperation, declined: R, perform: () => Promise<R>): Promise<R> {
-    const fault = await takeFault(db, reference, operation, clock.now());
+    const fault = await takeFault(db, reference.split('.')[0]!, reference, operation, clock.now());
     if (fault === 'decline') return declined;
     if (fault === 'error') throw new AcquirerFailed(`sandbox fault: the ${operation} failed and was not performed`);
     const answer = await perform();

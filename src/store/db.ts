@@ -71,7 +71,7 @@ export function isUnavailable(err: unknown): boolean {
  * Deadlock, serialisation failure or a lock not available: two transactions were in each other's
  * way and PostgreSQL rolled this one back. Nothing it did was kept, and the same request again will
  * most likely pass — a 503 to retry, not a 500. Each one is still a defect to look at (statements
- * that lock several rows lock them in one order: src/api/auth-failures.ts), so it is logged as an error.
+ * that lock several rows lock them in one order: src/api/auth-failures-store.ts), so it is logged as an error.
  */
 const CONFLICT_CODES = new Set(['40P01', '40001', '55P03']);
 

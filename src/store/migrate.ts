@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from './db.ts';
+import { advisoryXactLock } from './locks.ts';
 import { type AppliedMigration, type Renumbered, carryOverLegacyNumbering, refuseUnlessPrefix } from './migration-history.ts';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -62,7 +63,7 @@ export interface MigrateOptions {
 export async function migrate(db: Db, migrations = listMigrations(), opts: MigrateOptions = {}): Promise<string[]> {
   checkSequence(migrations.map((m) => m.name));
   const { applied, renumbered } = await db.tx(async (q) => {
-    await q.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await advisoryXactLock(q, MIGRATION_LOCK);
     await q.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
     const recorded = (await q.query<AppliedMigration>('SELECT version, name FROM schema_migrations ORDER BY version')).rows;

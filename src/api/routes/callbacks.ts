@@ -4,11 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { callbackId } from '../../callbacks/ids.ts';
 import { redeliverLatest, type Redelivery } from '../../callbacks/redelivery.ts';
-import { selectDeliveries } from '../../callbacks/store.ts';
-import { ERRORS } from '../../errors/catalogue.ts';
-import { gatewayError } from '../../errors/gateway-error.ts';
-import { isWellFormedId } from '../../payments/ids.ts';
-import { selectPayment } from '../../payments/store.ts';
+import { paymentCallbacks } from '../../callbacks/payment-callbacks.ts';
 import type { Services } from '../../services.ts';
 import { merchantAuth } from '../auth.ts';
 import { idempotent } from '../idempotency.ts';
@@ -39,12 +35,6 @@ const Callback = Type.Object({
 export function callbackRoutes(scope: FastifyInstance, s: Services, hide: boolean): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const authenticate = merchantAuth(s.merchants, s.tokens);
-  const ownPayment = async (clientId: string, payId: string) => {
-    const row = isWellFormedId(payId) ? await selectPayment(s.db, clientId, payId) : null;
-    if (!row) throw gatewayError(ERRORS.paymentNotFound);
-    return row;
-  };
-
   app.get(
     '/payments/:payId/callbacks',
     {
@@ -54,8 +44,7 @@ export function callbackRoutes(scope: FastifyInstance, s: Services, hide: boolea
     },
     async (request) => {
       const { payId } = request.params;
-      await ownPayment(request.merchant.clientId, payId);
-      const { deliveries, attempts } = await selectDeliveries(s.db, payId);
+      const { deliveries, attempts } = await paymentCallbacks(s.db, request.merchant.clientId, payId);
       return {
         payId,
         callbacks: deliveries.map((d) => ({
