@@ -36,7 +36,7 @@ export interface FaultRequest {
 }
 
 /** Sets a fault for the merchant's next `times` operations of a kind; 400 with every bad field. */
-export function setFault(s: { db: Db; clock: Clock }, clientId: string, { operation, outcome, times }: FaultRequest): Promise<Fault> {
+export async function setFault(s: { db: Db; clock: Clock }, clientId: string, { operation, outcome, times }: FaultRequest): Promise<Fault> {
   const v = new Violations();
   if (!(FAULT_OPERATIONS as readonly string[]).includes(operation)) v.add('operation', `must be one of ${FAULT_OPERATIONS.join(', ')}`);
   if (!(FAULT_OUTCOMES as readonly string[]).includes(outcome)) v.add('outcome', `must be one of ${FAULT_OUTCOMES.join(', ')}`);
