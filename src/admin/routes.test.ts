@@ -148,6 +148,19 @@ for (const backend of BACKENDS) {
       assert.equal(new Date(row.callback_secret_prev_until).getTime() - t.clock.nowMs() > 23 * 3600_000, true);
     });
 
+    it('adds an API key that works at once, the earlier one too; a new client secret stops the old one', async () => {
+      const { credentials } = await createMerchant(t);
+      const added = await t.admin('POST', `/admin/v1/merchants/${credentials.clientId}/api-keys`);
+      assert.equal(added.statusCode, 200, added.body);
+      const apiKey: string = added.json().apiKey;
+      assert.notEqual(apiKey, credentials.apiKey);
+      for (const key of [credentials.apiKey, apiKey]) assert.ok(await accessToken(t.app, { ...credentials, apiKey: key }));
+      const rotated = await t.admin('POST', `/admin/v1/merchants/${credentials.clientId}/client-secret`);
+      assert.equal(rotated.statusCode, 200, rotated.body);
+      await assert.rejects(accessToken(t.app, credentials), /access-token\.400\.001/);
+      assert.ok(await accessToken(t.app, { ...credentials, clientSecret: rotated.json().clientSecret }));
+    });
+
     it('drives the same API from the karibche CLI', { timeout: 60_000 }, async () => {
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       const address = t.app.server.address() as { port: number };
