@@ -29,11 +29,12 @@ switch (command) {
   case 'status':
     process.stdout.write(`${JSON.stringify(await cluster.status(t), null, 2)}\n`);
     break;
-  case 'kill-primary':
+  case 'kill-primary': {
     const killed = await cluster.killPrimary(t);
     say(`killed PostgreSQL on ${killed.name}; waiting for the new primary`);
     say(`new primary: ${(await cluster.waitPrimary(t, 60_000, killed)).name}`);
     break;
+  }
   case 'partition-primary':
     say(`link of ${(await cluster.partitionPrimary(t)).name} down; \`heal\` brings it back`);
     break;

@@ -59,7 +59,14 @@ export class Events {
         options.onDisconnect?.(error, delay);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, delay);
-          signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+          signal.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(timer);
+              resolve();
+            },
+            { once: true },
+          );
         });
       }
     } finally {

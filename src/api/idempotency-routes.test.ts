@@ -37,7 +37,7 @@ const RECIPES: Record<string, (t: TestGateway, m: MerchantClient) => Promise<Key
   'POST /v1/gateway/callbacks/redeliver': async () => ({ method: 'POST', url: '/v1/gateway/callbacks/redeliver', body: { state: 'failed' }, other: { state: 'undeliverable' } }),
   // The key itself exists only as a digest after the first answer: a replay names it without it.
   'POST /v1/gateway/api-keys': async () => ({ method: 'POST', url: '/v1/gateway/api-keys', body: {}, other: { note: 'other' }, replayed: ({ apiKey: _, ...named }) => named }),
-  'DELETE /v1/gateway/api-keys/:_': async (t, m) => {
+  'DELETE /v1/gateway/api-keys/:_': async (_t, m) => {
     const created = await m.post('/v1/gateway/api-keys', {});
     return { method: 'DELETE', url: `/v1/gateway/api-keys/${created.json().id}`, body: {}, other: { note: 'other' } };
   },

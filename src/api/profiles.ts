@@ -87,7 +87,7 @@ function knownProfile(request: FastifyRequest): Profile | undefined {
  */
 function withProfile(s: Services, request: FastifyRequest, then: (profile: Profile) => void, fail: (err: Error) => void): void {
   const known = knownProfile(request);
-  if (known) return then(known);
+  if (known) return void then(known);
   resolveProfile(s, request).then(then, fail);
 }
 

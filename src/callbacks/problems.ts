@@ -66,7 +66,9 @@ export async function redeliverProblems(s: { db: Db; clock: Clock }, merchant: M
   if ((ids === undefined) === (body.state === undefined)) v.add('state', 'give either callbackIds or state (failed or undeliverable), not both');
   if (ids !== undefined) {
     if (ids.length === 0 || ids.length > MAX_BULK) v.add('callbackIds', `must list 1 to ${MAX_BULK} callback ids`);
-    ids.forEach((id, i) => parseCallbackId(id) === null && v.add(`callbackIds[${i}]`, 'is not a callback id (evt_…)'));
+    ids.forEach((id, i) => {
+      if (parseCallbackId(id) === null) v.add(`callbackIds[${i}]`, 'is not a callback id (evt_…)');
+    });
   }
   const states = ids === undefined && body.state !== undefined ? parseStates(v, body.state) : [];
   v.throwIfAny();

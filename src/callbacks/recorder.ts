@@ -53,6 +53,8 @@ export class AttemptRecorder {
 
   private async writeBatch(batch: Waiting[]): Promise<void> {
     const statuses = await recordAttempts(this.db, batch.map((w) => w.record), this.clock.base.now()); // each merchant's offset is added in SQL
-    batch.forEach((w, i) => w.resolve(statuses[i]!));
+    batch.forEach((w, i) => {
+      w.resolve(statuses[i]!);
+    });
   }
 }

@@ -96,6 +96,7 @@ function settingsFrom(values: Record<string, string | boolean | string[] | undef
 let urlFlag: string | undefined;
 const gatewayUrl = () => (urlFlag || process.env.KARIBCHE_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
 
+// biome-ignore lint/suspicious/noExplicitAny: an answer of the gateway's API, any operation
 async function call(method: string, urlPath: string, body?: unknown): Promise<any> {
   const base = gatewayUrl();
   let res: Response;

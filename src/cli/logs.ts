@@ -30,7 +30,14 @@ export async function logsTail(ctx: Context, [sub]: string[]): Promise<void> {
   while (!stop.signal.aborted) {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, intervalMs);
-      stop.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      stop.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
     });
     if (!stop.signal.aborted) print(await fetchPage());
   }

@@ -51,7 +51,7 @@ export function renderMarkdown(docsDir: string, from: string, markdown: string):
       image(token: Tokens.Image) {
         const href = siteHref(from, token.href);
         const local = href?.startsWith('/docs/') ? path.join(docsDir, decodeURI(href.slice(6).split('#')[0]!)) : null;
-        if (local && local.endsWith('.svg') && fs.existsSync(local)) return inlineSvg(local, token.text);
+        if (local?.endsWith('.svg') && fs.existsSync(local)) return inlineSvg(local, token.text);
         return `<img src="${escape(href ?? '')}" alt="${escape(token.text)}">`;
       },
     },

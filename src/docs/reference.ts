@@ -8,6 +8,7 @@ import { catalogue } from '../errors/catalogue.ts';
 import type { Credential } from './openapi.ts';
 import { curl, node, php, type RequestExample } from './snippets.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: a JSON Schema node of the OpenAPI document, walked generically
 type Schema = Record<string, any>;
 export interface OpenApiDocument {
   info: { title: string; description?: string; version: string };

@@ -67,7 +67,12 @@ export function docsRoutes(app: FastifyInstance, publicUrl: string): void {
   const bySlug = new Map(pages.map((p) => [p.slug, p]));
   const statics = loadStaticFiles(dir);
   const cache = new Map<string, string>();
-  const once = (key: string, make: () => string) => cache.get(key) ?? (cache.set(key, make()), cache.get(key)!);
+  const memo = <T>(map: Map<string, T>, key: string, make: () => T): T => {
+    let value = map.get(key);
+    if (value === undefined) map.set(key, (value = make()));
+    return value;
+  };
+  const once = (key: string, make: () => string) => memo(cache, key, make);
 
   const spec = () => app.swagger() as unknown as OpenApiDocument;
   const reference = () => buildReference(spec());
@@ -79,7 +84,7 @@ export function docsRoutes(app: FastifyInstance, publicUrl: string): void {
     reply.type(type).header('Cache-Control', 'no-cache').send(typeof body === 'string' ? own(reply, body) : body);
 
   const rendered = new Map<string, ReturnType<typeof renderMarkdown>>();
-  const render = (p: DocPage) => rendered.get(p.slug) ?? (rendered.set(p.slug, renderMarkdown(dir, `${p.slug}.md`, p.markdown)), rendered.get(p.slug)!);
+  const render = (p: DocPage) => memo(rendered, p.slug, () => renderMarkdown(dir, `${p.slug}.md`, p.markdown));
   const docPage = (p: DocPage) =>
     once(`page:${p.slug}`, () => {
       const r = render(p);

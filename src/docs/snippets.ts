@@ -43,8 +43,10 @@ function authHeaders(credentials: Credential[]): [string, string, string, string
     c === 'apikey'
       ? ['apikey', '$API_KEY', '$apiKey', 'apiKey']
       : c === 'bearer'
-        ? ['Authorization', 'Bearer $TOKEN', 'Bearer $token', '`Bearer ${token}`']
-        : ['Authorization', 'Bearer $ADMIN_TOKEN', 'Bearer $adminToken', '`Bearer ${adminToken}`'],
+        ? // biome-ignore lint/suspicious/noTemplateCurlyInString: the Node example's source text, a template literal
+          ['Authorization', 'Bearer $TOKEN', 'Bearer $token', '`Bearer ${token}`']
+        : // biome-ignore lint/suspicious/noTemplateCurlyInString: the Node example's source text, a template literal
+          ['Authorization', 'Bearer $ADMIN_TOKEN', 'Bearer $adminToken', '`Bearer ${adminToken}`'],
   );
 }
 

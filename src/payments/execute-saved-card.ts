@@ -51,10 +51,10 @@ export async function executeSavedCard(s: Deps, merchant: Merchant, input: Execu
 async function charge(s: Deps, merchant: Merchant, uow: UnitOfWork<PaymentDetails>, payId: string, cardToken: string): Promise<PaymentDetails> {
   const started = await uow.reach('acquirer_called', payId, (q) => beginAttempt(s, q, payId, METHOD.savedCard, s.clock.now()));
   await continueAttempt(s, started, { method: METHOD.savedCard, cardToken });
-  return answer(s, merchant, uow, payId);
+  return answer(merchant, uow, payId);
 }
 
-const answer = (s: Deps, merchant: Merchant, uow: UnitOfWork<PaymentDetails>, payId: string) =>
+const answer = (merchant: Merchant, uow: UnitOfWork<PaymentDetails>, payId: string) =>
   uow.finish(async (q) => paymentDetails(q, (await selectPayment(q, merchant.clientId, payId))!));
 
 /** The first request with this key died: continue its charge from where it stopped. */
@@ -66,5 +66,5 @@ async function resume(s: Deps, merchant: Merchant, uow: UnitOfWork<PaymentDetail
   }
   // Its attempt may have reached the acquirer: ask it what happened (nothing is charged twice).
   if (payment?.status === STATUS.processing) await reconcileAttempt(s, payId, payment.attempts);
-  return answer(s, merchant, uow, payId);
+  return answer(merchant, uow, payId);
 }

@@ -265,7 +265,7 @@ for (const backend of BACKENDS) {
         acq.refund = async () => ({ ok: false, resultCode: 'decline_general' });
         const refused = problem(await cancel(id, { amount: 4 }), 400, 'cancel-payment.400.055');
         assert.equal(refused.resultCode, 'decline_general');
-        let p = await get(id);
+        const p = await get(id);
         assert.deepEqual([p.status, p.returnedAmount], ['Succeeded', 0]);
         acq.refund = async () => {
           throw new AcquirerNoAnswer('connection reset');

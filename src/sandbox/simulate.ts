@@ -63,7 +63,7 @@ export function simulateRoute(scope: FastifyInstance, s: Services, auth: ReturnT
       // An otp alone answers the pending challenge; anything else is a new attempt (which locks and
       // checks the payment itself).
       const otpOnly = body.otp !== undefined && body.card === undefined && body.method === undefined;
-      let row;
+      let row: Awaited<ReturnType<typeof attemptPayment>>;
       if (otpOnly && current.status === STATUS.processing && current.challenge_id) {
         row = await answerChallenge(rs, current, challengeCode(body.otp));
       } else {

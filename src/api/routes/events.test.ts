@@ -5,7 +5,7 @@ import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { listeningGateway } from '../../testing/browser.ts';
 import { BACKENDS } from '../../testing/databases.ts';
-import { MerchantClient, accessToken, basicPayment, createPaid, type TestGateway } from '../../testing/harness.ts';
+import { MerchantClient, accessToken, createPaid, type TestGateway } from '../../testing/harness.ts';
 
 interface Frame {
   id?: string;

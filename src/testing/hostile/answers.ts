@@ -108,11 +108,11 @@ function play(a: HostileAnswer, socket: net.Socket): void {
   if (a.kind === 'switch') {
     write(`HTTP/1.1 ${a.status} Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`);
     write(Buffer.from(a.after));
-    return end(a.ending);
+    return void end(a.ending);
   }
   if (a.kind === 'raw') {
     write(Buffer.from(a.bytes));
-    return end(a.ending);
+    return void end(a.ending);
   }
   for (const code of a.informational) write(`HTTP/1.1 ${code} Info\r\n\r\n`);
   const bodyBytes = (b: Body): Buffer | null => (b.kind === 'bytes' ? Buffer.from(b.bytes) : b.kind === 'text' ? Buffer.from(b.text, 'utf8') : b.kind === 'huge' ? Buffer.alloc(b.mb * 1024 * 1024, 'y') : null);
@@ -124,7 +124,7 @@ function play(a: HostileAnswer, socket: net.Socket): void {
   if (fixed) {
     write(chunk(fixed));
     last();
-    return end(a.ending);
+    return void end(a.ending);
   }
   if (a.body.kind === 'endless') {
     const piece = chunk(Buffer.alloc(64 * 1024, 'z'));
@@ -132,7 +132,7 @@ function play(a: HostileAnswer, socket: net.Socket): void {
       while (!socket.destroyed && socket.write(piece)) {}
       if (!socket.destroyed) socket.once('drain', pump);
     };
-    return pump();
+    return void pump();
   }
   let left = (a.body as { chunks: number }).chunks;
   const timer = setInterval(() => {

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { businessDay } from '../../payments/business-day.ts';
 import { parseAmount } from '../../payments/money.ts';
 import { MerchantClient, SPLIT_IBAN, accessToken, type TestGateway } from '../harness.ts';
-import { BLOCK_DAYS, EXPIRATION_MINUTES, canComplete, offeredActions, cardHolder, cancel, complete, expireDue, planCancel, pay, splitPart, type Model, type ModelPayment } from './reference.ts';
+import { BLOCK_DAYS, EXPIRATION_MINUTES, canComplete, offeredActions, cardHolder, cancel, complete, expireDue, planCancel, pay, splitPart, type Model } from './reference.ts';
 
 export interface Real {
   t: TestGateway;
