@@ -38,11 +38,15 @@ export interface FaultRequest {
 /** Sets a fault for the merchant's next `times` operations of a kind; 400 with every bad field. */
 export async function setFault(s: { db: Db; clock: Clock }, clientId: string, { operation, outcome, times }: FaultRequest): Promise<Fault> {
   const v = new Violations();
-  if (!(FAULT_OPERATIONS as readonly string[]).includes(operation)) v.add('operation', `must be one of ${FAULT_OPERATIONS.join(', ')}`);
-  if (!(FAULT_OUTCOMES as readonly string[]).includes(outcome)) v.add('outcome', `must be one of ${FAULT_OUTCOMES.join(', ')}`);
+  // find() narrows the text to the listed kinds without a cast.
+  const op = FAULT_OPERATIONS.find((o) => o === operation);
+  const out = FAULT_OUTCOMES.find((o) => o === outcome);
+  if (op === undefined) v.add('operation', `must be one of ${FAULT_OPERATIONS.join(', ')}`);
+  if (out === undefined) v.add('outcome', `must be one of ${FAULT_OUTCOMES.join(', ')}`);
   if (times < 1 || times > MAX_FAULT_TIMES) v.add('times', `must be an integer from 1 to ${MAX_FAULT_TIMES}`);
   v.throwIfAny();
-  return insertFault(s.db, clientId, operation as FaultOperation, outcome as FaultOutcome, times, s.clock.now());
+  if (op === undefined || out === undefined) throw new Error('unreachable: violations thrown above');
+  return insertFault(s.db, clientId, op, out, times, s.clock.now());
 }
 
 /** The merchant's faults still waiting for an operation, oldest first. */
