@@ -9,6 +9,7 @@ export const applePay = defineMethod<9, 'applePay', { method: 9; wallet: 'apple-
   name: 'Apple Pay',
   names: { ka: 'Apple Pay', en: 'Apple Pay' },
   traits,
+  sandboxApproval: { outcome: 'approve' },
   choose(input) {
     const checked = spotAnswer(9, traits, input);
     return checked.ok ? { ok: true, details: { ...checked.details, wallet: 'apple-pay' } } : checked;

@@ -12,6 +12,7 @@ export const bankLogin = defineMethod({
   name: 'Internet bank login',
   names: { ka: 'ინტერნეტბანკი', en: 'Internet bank' },
   traits,
+  sandboxApproval: { login: { username: 'demo', password: 'demo' } },
   choose(input) {
     // Without a login (the sandbox simulate endpoint's short form) the answer is given directly.
     if (!input.login) return spotAnswer(7, traits, input);

@@ -12,5 +12,6 @@ export const ertguliPoints = defineMethod({
   name: 'Ertguli points',
   names: { ka: 'ერთგულის ქულები', en: 'Ertguli points' },
   traits,
+  sandboxApproval: { outcome: 'approve' },
   choose: (input) => spotAnswer(6, traits, input, 'decline_not_sufficient_funds'),
 });

@@ -10,6 +10,7 @@ export const googlePay = defineMethod<14, 'googlePay', { method: 14; wallet: 'go
   name: 'Google Pay',
   names: { ka: 'Google Pay', en: 'Google Pay' },
   traits,
+  sandboxApproval: { outcome: 'approve' },
   choose(input) {
     const checked = spotAnswer(14, traits, input);
     return checked.ok ? { ok: true, details: { ...checked.details, wallet: 'google-pay' } } : checked;

@@ -10,5 +10,6 @@ export const installment = defineMethod({
   name: 'Installment',
   names: { ka: 'განვადება', en: 'Installment' },
   traits,
+  sandboxApproval: { outcome: 'approve' },
   choose: (input) => spotAnswer(8, traits, input),
 });

@@ -73,6 +73,8 @@ export interface PaymentMethod<C extends number = number, D extends { method: C 
   /** The name people read on the checkout, the dashboard, the CLI, per language. */
   names: Record<Language, string>;
   traits: MethodTraits;
+  /** How a customer approves it in the sandbox (its test data): the registry's tests pay every method with it. */
+  sandboxApproval?: ChoiceInput;
   /** The customer's choice checked and turned into an attempt (or why not). */
   choose(input: ChoiceInput, ctx: ChoiceContext): ChoiceCheck<D>;
 }

@@ -10,5 +10,6 @@ export const webQr = defineMethod({
   name: 'Web QR',
   names: { ka: 'QR კოდი', en: 'Web QR' },
   traits,
+  sandboxApproval: { outcome: 'approve' },
   choose: (input) => spotAnswer(4, traits, input),
 });
