@@ -4,7 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { registerCheckoutMethod, type CheckoutMethod } from '../../checkout/methods/index.ts';
+import { languageOf } from '../../checkout/methods/method.ts';
 import { spotForm } from '../../checkout/methods/spot.ts';
+import { LANGUAGES, type Language } from '../../i18n/languages.ts';
 import { base, hiddenFields, type PageContext } from '../../checkout/layout.ts';
 import { icon } from '../../checkout/marks.ts';
 import { BACKENDS } from '../../testing/databases.ts';
@@ -27,14 +29,20 @@ const voucher = defineMethod({
   choose: (input) => spotAnswer(990, traits, input),
 });
 
+// The page's own texts, per language, kept in the module as a new method's are.
+const TEXTS: Record<Language, { redeem: string; cancelled: string }> = {
+  ka: { redeem: 'ვაუჩერის გამოყენება', cancelled: 'ვაუჩერი არ იქნა გამოყენებული.' },
+  en: { redeem: 'Redeem the voucher', cancelled: 'The voucher was not redeemed.' },
+};
+
 const voucherPage: CheckoutMethod = {
   code: 990,
   order: 5,
   icon: () => icon('star'),
   panel: (c: PageContext) =>
-    html`<form class="panel voucher" method="post" action="${base(c)}/pay">${hiddenFields(c, 990)}<button type="submit" name="outcome" value="approve" class="primary">Redeem</button></form>`,
+    html`<form class="panel voucher" method="post" action="${base(c)}/pay">${hiddenFields(c, 990)}<button type="submit" name="outcome" value="approve" class="primary">${TEXTS[languageOf(c.t)].redeem}</button></form>`,
   readForm: (form) => spotForm(form, 'voucher-cancelled'),
-  notices: { 'voucher-cancelled': () => 'Voucher not redeemed' },
+  notices: { 'voucher-cancelled': (t) => TEXTS[languageOf(t)].cancelled },
 };
 
 for (const backend of BACKENDS) {
@@ -59,6 +67,14 @@ for (const backend of BACKENDS) {
 
     it('appears on the checkout beside the card, named in every language, with its own panel', async () => {
       await assertCheckoutShows(t, await paymentOffering(shop.m, t, [methodOf(5)!, v()]), [v()]);
+    });
+
+    it('speaks every language on its panel, and its cancellation leads back to the page with its own notice', async () => {
+      const payId = await paymentOffering(shop.m, t, [v()]);
+      for (const lang of LANGUAGES) {
+        assert.match((await t.app.inject({ method: 'GET', url: `/checkout/${payId}?lang=${lang}` })).body, new RegExp(TEXTS[lang].redeem));
+        assert.match((await t.app.inject({ method: 'GET', url: `/checkout/${payId}?lang=${lang}&notice=voucher-cancelled` })).body, new RegExp(TEXTS[lang].cancelled));
+      }
     });
 
     it('is paid with its form and through simulate, and is named on the dashboard and in the CLI', async () => {
