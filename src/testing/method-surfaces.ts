@@ -92,7 +92,7 @@ export async function assertPaidWith(m: MerchantClient, t: TestGateway, payId: s
   return p;
 }
 
-/** The dashboard names the method in every language: the list's row, the detail ("method", "methods offered"), the filter. */
+/** The dashboard names the method in every language: the list's row, the detail ("method", "methods offered"), the filter, the settings. */
 export async function assertDashboardShows(dashboard: DashboardBrowser, payId: string, x: PaymentMethod): Promise<void> {
   for (const lang of LANGUAGES) {
     const name = x.names[lang];
@@ -103,6 +103,8 @@ export async function assertDashboardShows(dashboard: DashboardBrowser, payId: s
     const detail = shown((await dashboard.get(`/dashboard/payments/${payId}?lang=${lang}`)).body);
     assert.ok(detail.split(name).length - 1 >= 3, `${x.name}: named in the detail's overview, method and methods offered (${lang})`);
     assert.doesNotMatch(detail, new RegExp(`<dd>${x.code}</dd>`), `${x.name}: never shown as its bare code (${lang})`);
+    const settings = shown((await dashboard.get(`/dashboard/settings?lang=${lang}`)).body);
+    assert.ok(settings.includes(name), `${x.name}: among the merchant's methods in the settings (${lang})`);
   }
 }
 
