@@ -1366,9 +1366,9 @@ export interface paths {
                         expiry?: string;
                         /** @description default SANDBOX CUSTOMER */
                         holder?: string;
-                        /** @description QR (4) and bank login (7): the bank answers 5 minutes of sandbox time later; the payment stays Processing until then */
+                        /** @description Web QR (4) or Internet bank login (7): the bank answers 5 minutes of sandbox time later; the payment stays Processing until then */
                         later?: boolean;
-                        /** @description 5 card, 4 QR, 6 Ertguli points, 7 bank login, 8 installment, 9 Apple Pay, 14 Google Pay */
+                        /** @description Default 5 (card). 4 Web QR, 5 Card, 6 Ertguli points, 7 Internet bank login, 8 Installment, 9 Apple Pay, 14 Google Pay */
                         method?: number;
                         /** @description 3-D Secure code (1234 passes) */
                         otp?: string;
@@ -2325,7 +2325,7 @@ export interface paths {
                         /** @description KA (default) or EN */
                         language?: string;
                         merchantPaymentId?: string;
-                        /** @description Method codes: 4 Web QR, 5 card, 6 Ertguli points, 7 bank login, 8 installment, 9 Apple Pay, 14 Google Pay */
+                        /** @description Method codes: 4 Web QR, 5 Card, 6 Ertguli points, 7 Internet bank login, 8 Installment, 9 Apple Pay, 14 Google Pay */
                         methods?: number[];
                         preAuth?: boolean;
                         /** @description Absolute http(s) URL the customer returns to */

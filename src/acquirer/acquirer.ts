@@ -1,5 +1,8 @@
 // The boundary to the acquirer (the bank's card processing). Payment logic speaks only this
 // interface; the sandbox plugs in the simulator, production a real connector.
+import type { MethodData } from '../payments/methods/index.ts';
+
+export type { MethodData } from '../payments/methods/index.ts';
 
 export interface CardDetails {
   /** Full card number: passed through to the acquirer, never stored or logged by the gateway. */
@@ -10,6 +13,10 @@ export interface CardDetails {
   holder: string;
 }
 
+declare const simulatorOnly: unique symbol;
+/** Something only the sandbox simulator can read. */
+export type SimulatorNote = { readonly [simulatorOnly]: true };
+
 export interface AuthoriseRequest {
   /** Unique per attempt; the acquirer answers status() for it (reconciliation). */
   reference: string;
@@ -17,17 +24,12 @@ export interface AuthoriseRequest {
   currency: string;
   method: number;
   preAuth: boolean;
-  /** Card entered by the customer (method 5). */
-  card?: CardDetails;
-  /** Saved-card token (method 11). */
-  cardToken?: string;
-  /** Outcome chosen in a simulated non-card flow (QR, bank login, wallets, installment). */
-  walletOutcome?: 'approve' | 'decline';
-  /** Result code of a declined simulated flow (default decline_general). */
-  declineCode?: string;
-  /** Sandbox: the simulated flow's answer comes only this many seconds of business time later
-   * (a bank-login user or a banking app that decides late); until then the attempt is pending. */
-  delaySeconds?: number;
+  /** What the method hands the acquirer, by method (src/payments/methods/): the card a customer
+   * typed (5), a saved card's token (11), the wallet (9, 14); the others carry only their code. */
+  data: MethodData;
+  /** Opaque to a connector: the sandbox simulator's instructions for a flow that exists only in
+   * its simulation (src/acquirer/simulation/instructions.ts). A real connector never reads it. */
+  simulation?: SimulatorNote;
   /** Split allocation the acquirer must apply: amount to this IBAN, the rest to the merchant. */
   split?: { iban: string; amount: number } | null;
   /** Ask the acquirer to keep a token of the card for later charges. */

@@ -8,7 +8,8 @@ import { yearMonthIn } from '../payments/text.ts';
 import { newTransactionId, randomHex } from '../payments/ids.ts';
 import type { Db } from '../store/db.ts';
 import { AcquirerNoAnswer, DEFAULT_BLOCK_DAYS, type Acquirer, type AcquirerResult, type AuthoriseRequest, type OperationAnswer } from './acquirer.ts';
-import { APPROVING, CHALLENGE_CODE, CHALLENGING, EXECUTION_DECLINE_CODE, WALLET_CARD, WALLET_METHODS, behaviourOf, declineCodeOf, type Behaviour } from './test-cards.ts';
+import { openNote } from './simulation/instructions.ts';
+import { APPROVING, CHALLENGE_CODE, CHALLENGING, EXECUTION_DECLINE_CODE, WALLET_CARD, behaviourOf, declineCodeOf, type Behaviour } from './simulation/test-cards.ts';
 
 /** A challenge the cardholder leaves unanswered this long is declined. */
 export const CHALLENGE_TIMEOUT_MS = 10 * 60_000;
@@ -49,14 +50,16 @@ export class SimulatorAcquirer implements Acquirer {
     let behaviour: Behaviour;
     let mask: string | null = null;
     let expiry: string | null = null;
-    if (req.card) {
-      behaviour = behaviourOf(req.card.number);
-      mask = maskCardNumber(req.card.number);
-      expiry = toMmYy({ month: req.card.expMonth, year: req.card.expYear });
-    } else if (req.cardToken) {
+    const data = req.data;
+    const told = openNote(req.simulation);
+    if ('card' in data) {
+      behaviour = behaviourOf(data.card.number);
+      mask = maskCardNumber(data.card.number);
+      expiry = toMmYy({ month: data.card.expMonth, year: data.card.expYear });
+    } else if ('cardToken' in data) {
       const { rows } = await this.db.query<{ behaviour: Behaviour; card_mask: string; card_expiry: string }>(
         'SELECT behaviour, card_mask, card_expiry FROM sim_card_tokens WHERE token = $1',
-        [req.cardToken],
+        [data.cardToken],
       );
       if (!rows[0]) return this.record(req, 'declined', 'decline_general', { result_code: 'decline_invalid_card_number' });
       // A stored card is charged without the cardholder: no challenge, and it answers.
@@ -66,18 +69,18 @@ export class SimulatorAcquirer implements Acquirer {
       if (behaviour === 'approve_executions_declined') {
         return this.record(req, 'declined', behaviour, { card_mask: mask, card_expiry: expiry, result_code: EXECUTION_DECLINE_CODE });
       }
-    } else if (req.delaySeconds) {
+    } else if (told?.delaySeconds) {
       // The customer's bank decides later: the attempt stays undecided until then (status()).
-      const target: Behaviour = req.walletOutcome === 'approve' ? 'approve' : ((req.declineCode ?? 'decline_general') as Behaviour);
-      await this.record(req, 'delayed', target, { settle_at: new Date(now.getTime() + req.delaySeconds * 1000) });
+      const target: Behaviour = told.outcome === 'approve' ? 'approve' : ((told.declineCode ?? 'decline_general') as Behaviour);
+      await this.record(req, 'delayed', target, { settle_at: new Date(now.getTime() + told.delaySeconds * 1000) });
       return { outcome: 'pending' };
-    } else if (req.walletOutcome !== 'approve') {
-      return this.record(req, 'declined', 'decline_general', { result_code: req.declineCode ?? 'decline_general' });
+    } else if (told?.outcome !== 'approve') {
+      return this.record(req, 'declined', 'decline_general', { result_code: told?.declineCode ?? 'decline_general' });
     } else {
       behaviour = 'approve';
       // A wallet pays with the card in the customer's device: its mask and expiry come back like a
       // card's (and it can be tokenised for saveCard when the wallet allows it).
-      if (WALLET_METHODS.has(req.method)) {
+      if ('wallet' in data) {
         mask = maskCardNumber(WALLET_CARD);
         expiry = toMmYy({ month: 12, year: yearMonthIn(now, 'UTC').year + 3 });
       }

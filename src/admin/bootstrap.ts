@@ -9,7 +9,7 @@ import { hashSecret, newAdminToken, newApiKey, secretMatches } from '../merchant
 import { hashPassword, newPassword, verifyPassword } from '../merchants/passwords.ts';
 import { insertApiKey, insertMerchant, rotateClientSecret, selectClientIdByApiKeyHash, selectMerchant, type NewCredentials } from '../merchants/store.ts';
 import { selectUserByEmail, upsertUserPassword } from '../merchants/user-store.ts';
-import { CHECKOUT_METHODS, CURRENCIES } from '../payments/methods.ts';
+import { checkoutMethods, CURRENCIES } from '../payments/methods.ts';
 import { dataDirToWrite } from '../store/data-dir.ts';
 import type { Db, Queryable } from '../store/db.ts';
 import { advisoryXactLock } from '../store/locks.ts';
@@ -83,7 +83,7 @@ async function demoUser(q: Queryable, clientId: string, file: DemoFile | null, d
 export const DEMO_SETTINGS = {
   name: 'Karibche Demo Shop',
   currencies: [...CURRENCIES],
-  methods: [...CHECKOUT_METHODS],
+  methods: checkoutMethods(),
   splitEnrolled: true,
   saveCardEnabled: true,
   callbackUrlPrefixes: ['http://127.0.0.1:*', 'http://localhost:*'],

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { EXAMPLES } from '../api/examples.ts';
 import { Decimal } from '../api/schemas.ts';
+import { checkoutMethods } from '../payments/methods.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
@@ -8,7 +9,7 @@ const settingsProperties = {
   name: Type.Optional(Type.String()),
   status: Type.Optional(Type.String({ description: 'active or suspended' })),
   currencies: Type.Optional(Type.Array(Type.String(), { description: 'Subset of GEL, USD, EUR' })),
-  methods: Type.Optional(Type.Array(Type.Integer(), { description: 'Subset of 4, 5, 6, 7, 8, 9, 14' })),
+  methods: Type.Optional(Type.Array(Type.Integer(), { description: `Subset of ${checkoutMethods().join(', ')}` })),
   splitEnrolled: Type.Optional(Type.Boolean()),
   saveCardEnabled: Type.Optional(Type.Boolean()),
   defaultCallbackUrl: Type.Optional(NullableString),

@@ -3,6 +3,7 @@
 // them (TypeBox `Static` through the type provider). Value rules live in payments/rules/.
 import { Type } from 'typebox';
 import { EXAMPLES } from './examples.ts';
+import { checkoutMethods, methodName } from '../payments/methods.ts';
 
 /** Amounts arrive as JSON numbers or decimal strings ("10", "10.50"). */
 export const Decimal = Type.Union([Type.Number(), Type.String()], { description: 'Amount: a number or a decimal string, at most two decimals' });
@@ -66,7 +67,7 @@ export const CreatePaymentBody = Type.Object({
   extra2: Type.Optional(Type.Union([Type.String(), Type.Number()], { description: 'Standard: ANSI text ≤ 52. Split: amount for the IBAN' })),
   userIpAddress: Type.Optional(Type.String()),
   expirationMinutes: Type.Optional(Type.Integer({ description: '1–1440, default 12' })),
-  methods: Type.Optional(Type.Array(Type.Integer(), { description: 'Method codes: 4 Web QR, 5 card, 6 Ertguli points, 7 bank login, 8 installment, 9 Apple Pay, 14 Google Pay' })),
+  methods: Type.Optional(Type.Array(Type.Integer(), { description: `Method codes: ${checkoutMethods().map((m) => `${m} ${methodName(m)}`).join(', ')}` })),
   installmentProducts: Type.Optional(
     Type.Array(Type.Object({ name: Type.Optional(Type.String()), price: Decimal, quantity: Type.Integer() })),
   ),

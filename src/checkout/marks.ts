@@ -50,10 +50,12 @@ const APPLE =
 const GOOGLE_G =
   '<g fill="none" stroke-width="3.4"><circle cx="10" cy="10" r="7" stroke="#4285f4" stroke-dasharray="6.11 37.87"/><circle cx="10" cy="10" r="7" stroke="#34a853" stroke-dasharray="11.61 32.37" stroke-dashoffset="-6.11"/><circle cx="10" cy="10" r="7" stroke="#fbbc04" stroke-dasharray="8.55 35.43" stroke-dashoffset="-17.71"/><circle cx="10" cy="10" r="7" stroke="#ea4335" stroke-dasharray="12.22 31.76" stroke-dashoffset="-26.27"/></g><rect x="10" y="8.3" width="8.7" height="3.4" fill="#4285f4"/>';
 
+export type Wallet = 'apple' | 'google';
+
 /** A wallet's glyph: an apple (Apple Pay) or a four-colour G (Google Pay); decorative unless named. */
-export function walletGlyph(method: 9 | 14, named = false): Html {
-  const a11y = named ? html`role="img" aria-label="${method === 9 ? 'Apple' : 'Google'}"` : html`aria-hidden="true"`;
-  return method === 9
+export function walletGlyph(wallet: Wallet, named = false): Html {
+  const a11y = named ? html`role="img" aria-label="${wallet === 'apple' ? 'Apple' : 'Google'}"` : html`aria-hidden="true"`;
+  return wallet === 'apple'
     ? html`<svg class="glyph" viewBox="0 0 17 19" width="17" height="19" ${a11y} focusable="false" fill="currentColor">${trusted(APPLE)}</svg>`
     : html`<svg class="glyph" viewBox="0 0 20 20" width="20" height="20" ${a11y} focusable="false">${trusted(GOOGLE_G)}</svg>`;
 }
@@ -62,7 +64,7 @@ export function walletGlyph(method: 9 | 14, named = false): Html {
  * The wallet's mark as drawn on its button: the glyph, then "Pay". Named, it reads "Apple Pay" or
  * "Google Pay" (the glyph is an image with that name), so the button needs no aria-label.
  */
-export const walletMark = (method: 9 | 14, named = false) => html`<span class="wallet-mark">${walletGlyph(method, named)} <span>Pay</span></span>`;
+export const walletMark = (wallet: Wallet, named = false) => html`<span class="wallet-mark">${walletGlyph(wallet, named)} <span>Pay</span></span>`;
 
 const ICONS = {
   card: '<rect x="2.5" y="5.5" width="19" height="13" rx="2"/><path d="M2.5 9.5h19M6 15h4"/>',
@@ -85,22 +87,3 @@ export type IconName = keyof typeof ICONS;
 /** A line icon in the text colour, decorative. */
 export const icon = (name: IconName, cls = '') =>
   html`<svg class="icon${cls ? ` ${cls}` : ''}" viewBox="0 0 24 24" width="24" height="24" aria-hidden="true" focusable="false" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round">${trusted(ICONS[name])}</svg>`;
-
-/** The picture on a payment method's tile. */
-export function methodIcon(method: number): Html {
-  switch (method) {
-    case 4:
-      return icon('qr');
-    case 6:
-      return icon('star');
-    case 7:
-      return icon('bank');
-    case 8:
-      return icon('calendar');
-    case 9:
-    case 14:
-      return walletGlyph(method);
-    default:
-      return icon('card');
-  }
-}

@@ -327,9 +327,9 @@ for (const backend of BACKENDS) {
       const qrPost = await ctx.t.app.inject({ method: 'POST', url: `/checkout/${id}/qr/${token}`, headers: form(cookie), payload: `csrf=${csrf}&outcome=approve` });
       assert.equal(qrPost.statusCode, 404);
       // The domain refuses too, whoever calls it.
-      await assert.rejects(attemptPayment(ctx.t.gw.services, id, { method: 7, outcome: 'approve' }), /not available in production/);
+      await assert.rejects(attemptPayment(ctx.t.gw.services, id, { method: 7, answer: { outcome: 'approve' } }), /not available in production/);
       // The sandbox's simulate does not exist, even with the operator's token.
-      const simulate = await ctx.t.admin('POST', `/sandbox/v1/payments/${id}/simulate`, { method: 7, outcome: 'approve' });
+      const simulate = await ctx.t.admin('POST', `/sandbox/v1/payments/${id}/simulate`, { method: 7, answer: { outcome: 'approve' } });
       assert.equal(simulate.statusCode, 404);
       assert.match(String(simulate.headers['content-type']), /application\/problem\+json/);
       assert.equal(calls.length, before, 'the acquirer was never asked');

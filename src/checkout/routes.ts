@@ -3,15 +3,14 @@
 // answerChallenge, the same code path as the sandbox simulate endpoint.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import QRCode from 'qrcode';
 import type { Static } from 'typebox';
 import { ERRORS } from '../errors/catalogue.ts';
 import { GatewayError, gatewayError } from '../errors/gateway-error.ts';
 import type { Merchant } from '../merchants/merchant.ts';
 import { answerChallenge, attemptPayment } from '../payments/attempt.ts';
-import { checkChoice, type CustomerChoice } from '../payments/customer-choice.ts';
+import { checkChoice } from '../payments/customer-choice.ts';
 import { isWellFormedId } from '../payments/ids.ts';
-import { isSimulatedFlow } from '../payments/methods.ts';
+import { METHOD, isSimulatedFlow } from '../payments/methods.ts';
 import { challengeCode, formEcho } from '../payments/rules/customer.ts';
 import { POLICY } from '../payments/rules/policy.ts';
 import type { PaymentRow } from '../payments/row.ts';
@@ -26,12 +25,12 @@ import { FORM_COOKIE, FORM_COOKIE_SECONDS, decodeMemory, encodeMemory, type Form
 import { serveAssets } from '../web/assets.ts';
 import { pageCsp } from '../web/csp.ts';
 import { headerSafeOrigin, headerSafeUrl } from '../web/location.ts';
-import { trusted } from '../web/html.ts';
 import { BankAppParams, CheckoutForm, PageQuery, PaymentParams } from './schemas.ts';
 import { texts, type Texts } from './i18n.ts';
 import { schemeOf } from './marks.ts';
-import { INSTALLMENT_TERMS } from './panels.ts';
-import { NOTICES, bankAppPage, challengePage, defaultMethod, messagePage, payPage, processingPage, resultPage, type Notice, type PageContext, type PanelState } from './views.ts';
+import { checkoutMethodOf } from './methods/index.ts';
+import { termOf } from './methods/installment.ts';
+import { bankAppPage, challengePage, defaultMethod, isNotice, messagePage, payPage, processingPage, resultPage, type Notice, type PageContext, type PanelState } from './views.ts';
 
 type Form = Static<typeof CheckoutForm>;
 
@@ -166,13 +165,7 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
     for (const [k, v] of Object.entries(extra)) q.set(k, String(v));
     return `/checkout/${payId}?${q.toString()}`;
   };
-  const termOf = (v: unknown) => (INSTALLMENT_TERMS as readonly number[]).find((n) => String(n) === v);
-  const noticeOf = (v: unknown) => NOTICES.find((n) => n === v);
-
-  async function qrPanel(payment: PaymentRow): Promise<PanelState> {
-    const qrUrl = `${s.config.publicUrl}/checkout/${payment.pay_id}/qr/${qrToken(s.checkoutSecret, payment.pay_id)}`;
-    return { qrUrl, qrSvg: trusted(await QRCode.toString(qrUrl, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' })) };
-  }
+  const noticeOf = (v: unknown) => (isNotice(v) ? v : undefined);
 
   interface Shown {
     notice?: Notice;
@@ -186,7 +179,9 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
     const m = method && payment.methods.includes(method) ? method : defaultMethod(payment);
     const c = context(request, reply, payment, merchant, lang, m);
     if (payment.status === STATUS.created) {
-      return reply.send(payPage(c, m, m === 4 ? { ...st, ...(await qrPanel(payment)) } : st, shown.notice));
+      const prepare = checkoutMethodOf(m)?.prepare;
+      const prepared = prepare ? await prepare({ payment, publicUrl: s.config.publicUrl, checkoutSecret: s.checkoutSecret }) : {};
+      return reply.send(payPage(c, m, { ...st, ...prepared }, shown.notice));
     }
     if (payment.status === STATUS.processing) return reply.send(payment.challenge_id ? challengePage(c, shown.codeSent) : processingPage(c));
     // Finished: nothing of the card form is needed any more.
@@ -248,37 +243,21 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
     const method = Number(form.method);
     // Production has no simulated flow: their forms do not exist there.
     if (production && isSimulatedFlow(method)) throw new CheckoutError(404, 'notFound');
-    let extra: Record<string, string | number> = {};
-    let choice: CustomerChoice;
-    if (method === 5) {
-      choice = { method: 5, card: { number: form.number, expiry: form.expiry, securityCode: form.securityCode, holder: form.holder } };
-    } else if (method === 7) {
-      choice = { method: 7, login: { username: form.username ?? '', password: form.password ?? '' } };
-    } else if ([6, 8, 9, 14].includes(method)) {
-      const chosen = method === 8 ? termOf(form.term) : undefined;
-      const term: Record<string, number> = chosen ? { term: chosen } : {};
-      // The customer cancelling the wallet sheet, the points payment or the application is no
-      // attempt and no decline: back to the page, nothing started. A bank decline is the sandbox's
-      // test button (these flows exist only in the sandbox).
-      const decline = form.outcome === 'decline';
-      if (form.outcome !== 'approve' && !decline) {
-        const cancelled = method === 8 ? 'installment-cancelled' : method === 6 ? 'points-cancelled' : 'wallet-cancelled';
-        return after(reply, payment, lang, method, { ...term, notice: cancelled });
-      }
-      choice = { method, outcome: decline ? 'decline' : 'approve' };
-      if (method === 8) extra = term;
-    } else {
-      return after(reply, payment, lang);
-    }
-    const checked = checkChoice(choice, yearMonthIn(s.clock.forMerchant(payment.client_id).now(), s.config.timeZone));
+    // The method's module reads its form: a choice to check, a cancellation (no attempt, no
+    // decline: back to the page with a notice), or no form of the pay page at all.
+    const reading = checkoutMethodOf(method)?.readForm(form) ?? null;
+    if (!reading) return after(reply, payment, lang);
+    const extra = reading.keep ?? {};
+    if ('cancelled' in reading) return after(reply, payment, lang, method, { ...extra, notice: reading.cancelled });
+    const checked = checkChoice(method, reading.choice, yearMonthIn(s.clock.forMerchant(payment.client_id).now(), s.config.timeZone));
     if (!checked.ok) {
       // A mistake in the form is shown on the page again (no attempt is used); a form for a payment
       // that is no longer waiting just shows the payment as it is.
       if (payment.status !== STATUS.created || 'unknownMethod' in checked) return after(reply, payment, lang);
-      if ('cardProblems' in checked) return render(request, reply.code(400), payment, merchant, lang, 5, { cardProblems: checked.cardProblems, holder: formEcho(form.holder, POLICY.cardHolderMaxLength), expiry: formEcho(form.expiry, 7) });
-      return render(request, reply.code(400), payment, merchant, lang, 7, { loginFailed: true, username: formEcho(form.username, POLICY.bankLoginMaxLength) });
+      if ('cardProblems' in checked) return render(request, reply.code(400), payment, merchant, lang, method, { cardProblems: checked.cardProblems, holder: formEcho(form.holder, POLICY.cardHolderMaxLength), expiry: formEcho(form.expiry, 7) });
+      return render(request, reply.code(400), payment, merchant, lang, method, { loginFailed: true, username: formEcho(form.username, POLICY.bankLoginMaxLength) });
     }
-    if (checked.details.method === 5) {
+    if ('card' in checked.details) {
       // The name for the form after a decline, scheme and last four for the 3-D Secure page.
       const card = checked.details.card;
       remember(reply, payId, { holder: card.holder, last4: card.number.slice(-4), scheme: schemeOf(card.number)?.id });
@@ -320,7 +299,7 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
     // It stands in for the customer's banking app: it does not exist in production.
     if (production) throw new CheckoutError(404, 'notFound');
     const loaded = await load(payId);
-    if (token !== qrToken(s.checkoutSecret, payId) || !loaded.payment.methods.includes(4)) throw new CheckoutError(404, 'notFound');
+    if (token !== qrToken(s.checkoutSecret, payId) || !loaded.payment.methods.includes(METHOD.webQr)) throw new CheckoutError(404, 'notFound');
     return loaded;
   };
   app.get('/checkout/:payId/qr/:token', { schema: { hide: true, params: BankAppParams, querystring: PageQuery }, config, errorHandler }, async (request, reply) => {
@@ -338,7 +317,7 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
     const later = form.outcome === 'approve-later' || form.outcome === 'decline-later';
     const approve = form.outcome === 'approve' || (later && form.outcome === 'approve-later');
     try {
-      row = await attemptPayment(forRequest(s, request, payment.client_id), payment.pay_id, { method: 4, outcome: approve ? 'approve' : 'decline', ...(later ? { later: true } : {}) });
+      row = await attemptPayment(forRequest(s, request, payment.client_id), payment.pay_id, { method: METHOD.webQr, answer: { outcome: approve ? 'approve' : 'decline', ...(later ? { later: true } : {}) } });
     } catch (err) {
       if (!(err instanceof GatewayError && err.def === ERRORS.notPayable)) throw err;
     }

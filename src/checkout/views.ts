@@ -7,27 +7,28 @@ import { fill, html, type Html } from '../web/html.ts';
 import { resultText, type Texts } from './i18n.ts';
 import { field } from '../web/fields.ts';
 import { base, hiddenFields, money, notice, paymentShell, sandboxBox, shell, summary, type PageContext } from './layout.ts';
-import { icon, methodIcon, schemeMark, schemeOf, SCHEMES } from './marks.ts';
-import { DELAYED_OUTCOME_MINUTES } from '../acquirer/test-cards.ts';
-import { methodName, panel, tileName, type PanelState } from './panels.ts';
+import { icon, schemeMark, schemeOf, SCHEMES } from './marks.ts';
+import { DELAYED_OUTCOME_MINUTES } from '../acquirer/simulation/test-cards.ts';
+import { checkoutMethodOf, inTileOrder, methodIcon, methodName, methodNotices, tileName, type PanelState } from './methods/index.ts';
 
 export type { PageContext } from './layout.ts';
-export type { PanelState } from './panels.ts';
+export type { PanelState } from './methods/index.ts';
 
-const METHOD_ORDER = [5, 4, 7, 9, 14, 8, 6];
+export const defaultMethod = (p: PaymentRow) => inTileOrder(p.methods)[0] ?? p.methods[0]!;
 
-export const defaultMethod = (p: PaymentRow) => METHOD_ORDER.find((m) => p.methods.includes(m)) ?? p.methods[0]!;
-
-/** Why the customer is back on the pay page without a decline (a cancellation costs nothing). */
-export type Notice = 'wallet-cancelled' | 'installment-cancelled' | 'points-cancelled' | '3ds-cancelled';
-export const NOTICES: readonly Notice[] = ['wallet-cancelled', 'installment-cancelled', 'points-cancelled', '3ds-cancelled'];
+/**
+ * Why the customer is back on the pay page without a decline (a cancellation costs nothing): the
+ * method modules' cancellations, and the 3-D Secure page's.
+ */
+export type Notice = string;
+export const isNotice = (v: unknown): v is Notice => v === '3ds-cancelled' || (typeof v === 'string' && Object.hasOwn(methodNotices(), v));
 
 /** Why the payment was declined, in the customer's words (too few points is not "funds"). */
 const declineText = (t: Texts, p: PaymentRow) =>
-  p.payment_method === 6 && p.result_code === 'decline_not_sufficient_funds' ? t.rcPointsNoFunds : resultText(t, p.result_code);
+  (p.payment_method !== null && checkoutMethodOf(p.payment_method)?.declineText?.(t, p.result_code)) || resultText(t, p.result_code);
 
 function methodNav(c: PageContext, selected: number): Html {
-  const methods = METHOD_ORDER.filter((m) => c.payment.methods.includes(m));
+  const methods = inTileOrder(c.payment.methods);
   if (methods.length < 2) return html``;
   return html`<nav class="methods" aria-label="${c.t.chooseMethod}"><ul class="n${methods.length}">${methods.map(
     (m) => html`<li><a href="${base(c)}?method=${m}&amp;lang=${c.t.lang}"${m === selected ? html` aria-current="page"` : ''}>${methodIcon(m)}<span>${tileName(c.t, m)}</span></a></li>`,
@@ -39,9 +40,8 @@ const attemptsLeft = (c: PageContext) => html` <span class="attempts">${c.t.atte
 function payNotice(c: PageContext, method: number, shown: Notice | undefined): Html {
   const t = c.t;
   const p = c.payment;
-  if (shown === 'wallet-cancelled') return notice('info', fill(t.noticeWalletCancelled, { wallet: methodName(t, method) }));
-  if (shown === 'installment-cancelled') return notice('info', t.noticeInstallmentCancelled);
-  if (shown === 'points-cancelled') return notice('info', t.noticePointsCancelled);
+  const cancelled = shown === undefined ? undefined : methodNotices()[shown];
+  if (cancelled) return notice('info', cancelled(t, methodName(t, method)));
   if (shown === '3ds-cancelled') return notice('info', html`${t.notice3dsCancelled}${attemptsLeft(c)}`);
   if (p.attempts > 0 && p.result_code && p.result_code !== 'approved') {
     return notice('bad', html`<strong>${t.declined}.</strong> ${declineText(t, p)}${attemptsLeft(c)}`);
@@ -54,8 +54,8 @@ export function payPage(c: PageContext, method: number, st: PanelState = {}, sho
   const body = html`${summary(c)}
 ${payNotice(c, method, shown)}
 ${methodNav(c, method)}
-${panel(c, method, st)}`;
-  return paymentShell(c, c.t.title, body, method === 4 ? 5 : undefined);
+${checkoutMethodOf(method)?.panel(c, st) ?? ''}`;
+  return paymentShell(c, c.t.title, body, checkoutMethodOf(method)?.refreshSeconds);
 }
 
 /** A receipt-like list of label/value rows. */

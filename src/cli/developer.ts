@@ -8,6 +8,7 @@ import { logsTail } from './logs.ts';
 import { loadMerchantCredentials, type CredentialFlags } from './merchant-credentials.ts';
 import { paymentsCommand, payCommand } from './payments-commands.ts';
 import { trigger } from './trigger.ts';
+import { METHOD, checkoutMethods } from '../payments/methods.ts';
 
 export const DEVELOPER_COMMANDS = new Set(['payments', 'pay', 'trigger', 'listen', 'logs']);
 
@@ -15,7 +16,7 @@ export const DEVELOPER_HELP = `
 Developer commands (as a merchant):
   karibche payments list [--status S] [--limit N]  the latest payments, newest first
   karibche payments get PAY_ID                    one payment
-  karibche pay PAY_ID --card NUMBER [--otp CODE]  pay as the customer (sandbox); or --method 4|7|8|9|14
+  karibche pay PAY_ID --card NUMBER [--otp CODE]  pay as the customer (sandbox); or --method ${checkoutMethods().filter((m) => m !== METHOD.card).join('|')}
                                                   [--outcome approve|decline], --username/--password (7)
   karibche trigger SCENARIO                       create a payment and drive it: paid, refunded,
                                                   preauth-completed, failed, expired [--amount 10]

@@ -7,6 +7,7 @@ import { DEVELOPER_COMMANDS, DEVELOPER_HELP, developerMain } from './developer.t
 import { showClocks } from './clock-command.ts';
 import { credentialsReport } from './credentials.ts';
 import { CliError } from './errors.ts';
+import { checkoutMethods } from '../payments/methods.ts';
 
 const HELP = `karibche — operate a Karibche gateway
 
@@ -35,7 +36,7 @@ Usage:
   karibche migrate                               apply database migrations (gateway stopped, or PostgreSQL)
 ${DEVELOPER_HELP}
 Settings:
-  --name NAME  --status active|suspended  --currencies GEL,USD,EUR  --methods 4,5,6,7,8,9,14
+  --name NAME  --status active|suspended  --currencies GEL,USD,EUR  --methods ${checkoutMethods().join(',')}
   --split on|off  --save-card on|off  --test-mode on|off  --test-limit 100.00
   --profile karibche|bank  --transaction-limit 3000.00  --daily-limit 10000.00
   --callback-url URL|none  --register-callback PREFIX (repeat for several)  --brand-color #RRGGBB
@@ -54,7 +55,7 @@ Environment:
 /** `sandbox create`: everything a merchant can have switched on (flags given override it). */
 const SANDBOX_MERCHANT = {
   currencies: ['GEL', 'USD', 'EUR'],
-  methods: [4, 5, 6, 7, 8, 9, 14],
+  methods: checkoutMethods(),
   splitEnrolled: true,
   saveCardEnabled: true,
   testMode: false,

@@ -4,6 +4,8 @@ import type { Payment, SimulateRequest } from '../../sdk/src/index.ts';
 import type { Context } from './developer.ts';
 import { CliError } from './errors.ts';
 import { paymentLine, simulate } from './sandbox-calls.ts';
+import { checkoutMethods } from '../payments/methods.ts';
+import { methodLabel } from '../payments/methods/index.ts';
 
 export async function paymentsCommand(ctx: Context, [sub, payId]: string[]): Promise<void> {
   if (sub === 'list') {
@@ -18,10 +20,11 @@ export async function paymentsCommand(ctx: Context, [sub, payId]: string[]): Pro
   throw new CliError(`unknown payments command "${sub ?? ''}" (list or get)`);
 }
 
-function describe(p: Payment): string {
+/** A payment as `karibche payments get` shows it: one field a line, the method by its name too. */
+export function describe(p: Payment): string {
   const rows: [string, unknown][] = [
     ['payId', p.payId], ['status', p.status], ['amount', `${p.amount} ${p.currency}`], ['confirmedAmount', p.confirmedAmount],
-    ['returnedAmount', p.returnedAmount], ['paymentMethod', p.paymentMethod], ['resultCode', p.resultCode], ['preAuth', p.preAuth],
+    ['returnedAmount', p.returnedAmount], ['paymentMethod', p.paymentMethod == null ? null : `${p.paymentMethod} (${methodLabel(p.paymentMethod, 'en')})`], ['resultCode', p.resultCode], ['preAuth', p.preAuth],
     ['card', p.paymentCardNumber], ['merchantPaymentId', p.merchantPaymentId], ['createdAt', p.createdAt], ['expiresAt', p.expiresAt],
     ['checkout', p.links[1]?.uri],
   ];
@@ -32,7 +35,7 @@ export async function payCommand(ctx: Context, [payId]: string[]): Promise<void>
   if (!payId) throw new CliError('karibche pay needs a PAY_ID');
   const v = ctx.values;
   const method = v.method === undefined ? undefined : Number(v.method);
-  if (method !== undefined && !Number.isInteger(method)) throw new CliError('--method takes a method number: 4, 5, 7, 8, 9 or 14');
+  if (method !== undefined && !Number.isInteger(method)) throw new CliError(`--method takes a method number: ${checkoutMethods().join(', ')}`);
   if (v.outcome !== undefined && v.outcome !== 'approve' && v.outcome !== 'decline') throw new CliError('--outcome takes approve or decline');
   if (v.card === undefined && method === undefined && v.otp === undefined) throw new CliError('karibche pay needs --card NUMBER (or --method, or --otp to answer a 3-D Secure challenge)');
   const body: SimulateRequest = {

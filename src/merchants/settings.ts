@@ -2,7 +2,7 @@
 import { CALLBACK_URL_MAX_LENGTH, addressProblem, resolveCallbackUrl } from '../callbacks/addresses.ts';
 import { ERRORS } from '../errors/catalogue.ts';
 import type { FieldError } from '../errors/gateway-error.ts';
-import { CHECKOUT_METHODS, CURRENCIES } from '../payments/methods.ts';
+import { checkoutMethods, CURRENCIES } from '../payments/methods.ts';
 import { parseAmount } from '../payments/money.ts';
 import { charLength, hasControlCharacter, isWellFormedText } from '../payments/text.ts';
 import { PROFILES, type MerchantSettings, type Profile } from './merchant.ts';
@@ -59,8 +59,8 @@ export function checkSettings(input: SettingsInput, current: Pick<MerchantSettin
   }
   if (input.methods !== undefined) {
     const list = [...new Set(input.methods)];
-    const bad = list.filter((m) => !CHECKOUT_METHODS.includes(m));
-    if (bad.length) fail('methods', `unknown methods: ${bad.join(', ')} (allowed: ${CHECKOUT_METHODS.join(', ')})`);
+    const bad = list.filter((m) => !checkoutMethods().includes(m));
+    if (bad.length) fail('methods', `unknown methods: ${bad.join(', ')} (allowed: ${checkoutMethods().join(', ')})`);
     else if (list.length === 0) fail('methods', 'must enable at least one method');
     else out.methods = list.sort((a, b) => a - b);
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TEST_CARDS } from '../acquirer/test-cards.ts';
+import { TEST_CARDS } from '../acquirer/simulation/test-cards.ts';
 import { BACKENDS } from '../testing/databases.ts';
 import { noCardDataIn } from '../testing/card-data.ts';
 import { basicPayment, useGateway } from '../testing/harness.ts';

@@ -2,23 +2,21 @@
 // simulate endpoint and saved-card execution. Processing is committed before the acquirer is
 // called, so a crash mid-call leaves a visible state the reconciler settles; the answer is applied
 // by one status change that locks the row again (and only while the attempt is still the current one).
-import { AcquirerFailed, AcquirerNoAnswer, type AcquirerResult, type CardDetails } from '../acquirer/acquirer.ts';
-import { DELAYED_OUTCOME_MINUTES } from '../acquirer/test-cards.ts';
+import { AcquirerFailed, AcquirerNoAnswer, type AcquirerResult } from '../acquirer/acquirer.ts';
+import { sealAnswer } from '../acquirer/simulation/instructions.ts';
 import { ERRORS } from '../errors/catalogue.ts';
 import { gatewayError } from '../errors/gateway-error.ts';
 import type { Queryable } from '../store/db.ts';
 import { approval, keepCard, savesCardOnApproval } from './approval.ts';
 import type { PaymentDeps } from './deps.ts';
 import { METHOD, isSimulatedFlow, methodName, savesCard } from './methods.ts';
+import type { AttemptDetails } from './methods/index.ts';
 import type { PaymentRow } from './row.ts';
 import { STATUS } from './state-machine.ts';
 import { lockPayment, moveOne, plus, recordChallenge, selectPaymentById, type StatusWitness } from './store.ts';
 
-export type AttemptDetails =
-  | { method: 5; card: CardDetails }
-  | { method: 11; cardToken: string }
-  /** `later`: sandbox only, the simulated bank answers DELAYED_OUTCOME_MINUTES later. */
-  | { method: 4 | 6 | 7 | 8 | 9 | 14; outcome: 'approve' | 'decline'; declineCode?: string; later?: boolean };
+/** The method's data for the acquirer, and in a simulated flow the customer's answer (methods/index.ts). */
+export type { AttemptDetails } from './methods/index.ts';
 
 type Deps = Pick<PaymentDeps, 'db' | 'clock' | 'acquirer' | 'config' | 'log' | 'metrics'>;
 
@@ -93,6 +91,7 @@ export async function settle(s: Deps, payId: string, attempt: number, result: Ac
 }
 
 function authorise(s: Deps, row: PaymentRow, details: AttemptDetails): Promise<AcquirerResult> {
+  const { answer, ...data } = details;
   return ask(s, row.pay_id, () =>
     s.acquirer.authorise({
       reference: attemptReference(row.pay_id, row.attempts),
@@ -100,11 +99,9 @@ function authorise(s: Deps, row: PaymentRow, details: AttemptDetails): Promise<A
       currency: row.currency,
       method: details.method,
       preAuth: row.pre_auth,
-      card: 'card' in details ? details.card : undefined,
-      cardToken: 'cardToken' in details ? details.cardToken : undefined,
-      walletOutcome: 'outcome' in details ? details.outcome : undefined,
-      declineCode: 'outcome' in details ? details.declineCode : undefined,
-      delaySeconds: 'later' in details && details.later ? DELAYED_OUTCOME_MINUTES * 60 : undefined,
+      data,
+      // The customer's answer in a simulated flow, for the sandbox simulator only (sealed).
+      simulation: answer ? sealAnswer(answer) : undefined,
       split: row.split_iban ? { iban: row.split_iban, amount: row.split_amount ?? 0 } : null,
       tokenise: row.save_card && savesCard(details.method),
       now: s.clock.now(),

@@ -17,7 +17,8 @@ import { attemptPayment, type AttemptDetails } from '../payments/attempt.ts';
 import { createPayment } from '../payments/create-payment.ts';
 import type { PaymentDeps } from '../payments/deps.ts';
 import { randomHex } from '../payments/ids.ts';
-import { METHOD, methodRefusal } from '../payments/methods.ts';
+import { METHOD, methodRefusal, needsProducts } from '../payments/methods.ts';
+import { checkChoice } from '../payments/customer-choice.ts';
 import { cancelPayment, completePayment } from '../payments/operations.ts';
 import { selectPaymentById } from '../payments/store.ts';
 import type { Db } from '../store/db.ts';
@@ -76,17 +77,19 @@ const ok2xx = (r: { httpStatus: number | null }) => r.httpStatus !== null && r.h
 function choosePayment(merchant: Merchant): { currency: string; method: number; preAuth: boolean } {
   const currency = merchant.currencies.includes('GEL') ? 'GEL' : merchant.currencies[0]!;
   const usable = (preAuth: boolean) =>
-    [METHOD.card, ...merchant.methods].find((m) => merchant.methods.includes(m) && m !== METHOD.installment && methodRefusal(m, { currency, preAuth, saveCard: false, split: false }) === null);
+    [METHOD.card, ...merchant.methods].find((m) => merchant.methods.includes(m) && !needsProducts(m) && methodRefusal(m, { currency, preAuth, saveCard: false, split: false }) === null);
   const preAuthMethod = usable(true);
   if (preAuthMethod !== undefined) return { currency, method: preAuthMethod, preAuth: true };
   return { currency, method: usable(false) ?? METHOD.card, preAuth: false };
 }
 
 /** The customer's approval with that method (the sandbox's approving card for a card). */
-const approval = (method: number): AttemptDetails =>
-  method === METHOD.card
-    ? { method: 5, card: { number: '4111111111111111', expMonth: 12, expYear: 2099, securityCode: '123', holder: 'CONFORMANCE RUN' } }
-    : { method: method as 4, outcome: 'approve' };
+function approval(method: number): AttemptDetails {
+  if (method === METHOD.card) return { method: METHOD.card, card: { number: '4111111111111111', expMonth: 12, expYear: 2099, securityCode: '123', holder: 'CONFORMANCE RUN' } };
+  const checked = checkChoice(method, { outcome: 'approve' }, { year: 2000, month: 1 });
+  if (!checked.ok) throw new Error(`method ${method} cannot be approved without a customer's input`);
+  return checked.details;
+}
 
 export async function runConformance(s: Deps, merchant: Merchant, url: string, waitMs: number): Promise<ConformanceReport> {
   const runId = `conf_${randomHex(8)}`;

@@ -70,7 +70,7 @@ export function withSandboxFaults(acquirer: Acquirer, db: Db, clock: Clock): Acq
   const decline: AcquirerResult = { outcome: 'declined', resultCode: FAULT_DECLINE_CODE };
   // Late-bound like instrumented.ts: a test may replace a method of the underlying acquirer.
   return {
-    authorise: (req: AuthoriseRequest) => faulted(req.reference, req.cardToken ? 'execution' : 'authorise', decline, () => acquirer.authorise(req)),
+    authorise: (req: AuthoriseRequest) => faulted(req.reference, 'cardToken' in req.data ? 'execution' : 'authorise', decline, () => acquirer.authorise(req)),
     completeChallenge: (id, code, now) => acquirer.completeChallenge(id, code, now),
     status: (reference, now) => acquirer.status(reference, now),
     capture: (reference, tx, amount) => faulted(reference, 'capture', refusal, () => acquirer.capture(reference, tx, amount)),

@@ -5,8 +5,8 @@
 // The later-operation cards (0341, 5126, 0259) are followed further in src/acquirer/later-failures.test.ts.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BANK_USERS } from '../acquirer/bank-users.ts';
-import { DELAYED_OUTCOME_MINUTES, TEST_CARDS } from '../acquirer/test-cards.ts';
+import { BANK_USERS } from '../acquirer/simulation/bank-users.ts';
+import { DELAYED_OUTCOME_MINUTES, TEST_CARDS } from '../acquirer/simulation/test-cards.ts';
 import { reconcile } from '../payments/reconciler.ts';
 import { BACKENDS } from '../testing/databases.ts';
 import { EVERYTHING, MerchantClient, accessToken, basicPayment, createPaid, useGateway } from '../testing/harness.ts';

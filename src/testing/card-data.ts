@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { TEST_CARDS } from '../acquirer/test-cards.ts';
+import { TEST_CARDS } from '../acquirer/simulation/test-cards.ts';
 import type { TestGateway } from './harness.ts';
 
 /** Searches every text-like column of every table for the sandbox card numbers. */

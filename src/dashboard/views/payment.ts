@@ -10,6 +10,7 @@ import type { OperationRecord, PaymentEvent } from '../../payments/store.ts';
 import { fill, html, type Html } from '../../web/html.ts';
 import { named } from '../i18n.ts';
 import { code, csrfField, money, page, pairs, paymentState, problemBox, statusBadge, table, when, type Problem, type View } from './layout.ts';
+import { methodLabel } from '../../payments/methods/index.ts';
 
 export type Action = 'refund' | 'complete' | 'void';
 
@@ -41,8 +42,8 @@ function details(v: View, s: PaymentState): Html {
     [t.shipping, m(row.shipping)],
     [t.confirmedAmount, m(p.confirmedAmount)],
     [t.returnedAmount, m(p.returnedAmount)],
-    [t.method, named(t, 'm', p.paymentMethod)],
-    [t.methodsOffered, row.methods.map((x) => named(t, 'm', x)).join(', ')],
+    [t.method, p.paymentMethod == null ? t.none : methodLabel(p.paymentMethod, t.lang)],
+    [t.methodsOffered, row.methods.map((x) => methodLabel(x, t.lang)).join(', ')],
     [t.cardNumber, code(p.paymentCardNumber)],
     [t.transactionId, code(p.transactionId)],
     [t.rrn, code(p.rrn)],
@@ -167,7 +168,7 @@ export function paymentPage(v: View, s: PaymentState): string {
   const body = html`<p class="crumbs"><a href="/dashboard/payments">${t.paymentsTitle}</a></p>
 <div class="head"><h1>${t.paymentTitle} <code class="id">${p.payId}</code></h1></div>
 ${s.notice ?? ''}${s.problem ? problemBox(v, t.problemTitle, s.problem) : ''}
-<section class="overview" aria-label="${t.amount}"><p class="big">${money(v, p.amount, p.currency)}</p><p>${paymentState(t, s.row)} ${named(t, 'm', p.paymentMethod)}</p>${actions(v, s)}</section>
+<section class="overview" aria-label="${t.amount}"><p class="big">${money(v, p.amount, p.currency)}</p><p>${paymentState(t, s.row)} ${p.paymentMethod == null ? t.none : methodLabel(p.paymentMethod, t.lang)}</p>${actions(v, s)}</section>
 <section aria-labelledby="details-h"><h2 id="details-h">${t.details}</h2>${details(v, s)}</section>
 ${split(v, p)}${savedCard(v, s.card)}
 ${timeline(v, s)}

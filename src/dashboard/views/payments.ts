@@ -1,6 +1,6 @@
 // The payments list: a search by payId, the filters (status, method, currency, dates, amounts,
 // order id), the page of results with a link to each payment, cursor pagination and CSV export.
-import { CURRENCIES, METHODS } from '../../payments/methods.ts';
+import { CURRENCIES } from '../../payments/methods.ts';
 import type { PaymentRow } from '../../payments/row.ts';
 import { formEcho } from '../../payments/rules/customer.ts';
 import { STATUSES } from '../../payments/state-machine.ts';
@@ -8,6 +8,7 @@ import { field, selectField } from '../../web/fields.ts';
 import { html, type Html } from '../../web/html.ts';
 import { named } from '../i18n.ts';
 import { code, fieldErrors, money, page, pager, paymentState, problemBox, table, whenShort, type Cell, type Problem, type View } from './layout.ts';
+import { allMethods, methodLabel } from '../../payments/methods/index.ts';
 
 /** The filter form's fields, as the user typed them (dates as YYYY-MM-DD, `to` inclusive). */
 export const FILTERS = ['status', 'method', 'currency', 'from', 'to', 'minAmount', 'maxAmount', 'merchantPaymentId', 'payId'] as const;
@@ -33,13 +34,13 @@ export interface ListState {
 
 function filterForm(v: View, f: Filters, problem: Problem | undefined): Html {
   const t = v.t;
-  const methodCodes = Object.keys(METHODS).map(Number);
+  const methodCodes = allMethods().map((m) => m.code);
   const err = fieldErrors(problem);
   const e = (name: keyof Filters) => (err[name] ? { error: err[name], errorLang: 'en' } : {});
   return html`<form method="get" action="/dashboard/payments" class="filters" aria-label="${t.filters}">
 <div class="grid">
 ${selectField('status', t.status, [{ value: '', label: t.anyStatus }, ...STATUSES.map((s) => ({ value: s, label: named(t, 'st_', s) }))], f.status, e('status'))}
-${selectField('method', t.method, [{ value: '', label: t.anyMethod }, ...methodCodes.map((m) => ({ value: String(m), label: named(t, 'm', m) }))], f.method, e('method'))}
+${selectField('method', t.method, [{ value: '', label: t.anyMethod }, ...methodCodes.map((m) => ({ value: String(m), label: methodLabel(m, t.lang) }))], f.method, e('method'))}
 ${selectField('currency', t.currency, [{ value: '', label: t.anyCurrency }, ...CURRENCIES.map((c) => ({ value: c, label: c }))], f.currency, e('currency'))}
 ${field('from', t.fromDate, { type: 'date', autocomplete: 'off', value: f.from, required: false, ...e('from') })}
 ${field('to', t.toDate, { type: 'date', autocomplete: 'off', value: f.to, required: false, ...e('to') })}
@@ -59,7 +60,7 @@ function row(v: View, p: PaymentRow): Cell[] {
     html`<a class="id" href="/dashboard/payments/${p.pay_id}">${p.pay_id}</a>`,
     code(p.merchant_payment_id),
     p.description ? html`<span class="description">${p.description}</span>` : t.none,
-    named(t, 'm', p.payment_method),
+    p.payment_method === null ? t.none : methodLabel(p.payment_method, t.lang),
     paymentState(t, p),
     money(v, p.amount, p.currency),
     p.returned_amount ? money(v, p.returned_amount, p.currency) : t.none,

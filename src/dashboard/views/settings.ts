@@ -3,8 +3,8 @@
 import type { Merchant } from '../../merchants/merchant.ts';
 import { field, shownValue } from '../../web/fields.ts';
 import { html, type Html } from '../../web/html.ts';
-import { named } from '../i18n.ts';
 import { csrfField, fieldErrors, page, pairs, problemBox, type Problem, type View } from './layout.ts';
+import { methodLabel } from '../../payments/methods/index.ts';
 
 export interface SettingsState {
   merchant: Merchant;
@@ -36,7 +36,7 @@ ${field('brandColor', t.brandColor, { autocomplete: 'off', value: typed.brandCol
 ${pairs([
   [t.accountStatus, m.status === 'active' ? t.active : t.suspendedStatus],
   [t.currencies, m.currencies.join(', ')],
-  [t.methods, m.methods.map((x) => named(t, 'm', x)).join(', ')],
+  [t.methods, m.methods.map((x) => methodLabel(x, t.lang)).join(', ')],
   [t.splitEnrolled, yes(m.splitEnrolled)],
   [t.saveCards, yes(m.saveCardEnabled)],
   [t.testMode, yes(m.testMode)],

@@ -5,7 +5,7 @@ import { isIP } from 'node:net';
 import { resolveCallbackUrl } from '../../callbacks/addresses.ts';
 import { ERRORS } from '../../errors/catalogue.ts';
 import { Violations } from '../../errors/gateway-error.ts';
-import { CURRENCIES, METHOD, defaultMethods, isCheckoutMethod, methodRefusal, type RequestShape } from '../methods.ts';
+import { CURRENCIES, METHOD, defaultMethods, isCheckoutMethod, methodName, methodRefusal, needsProducts, type RequestShape } from '../methods.ts';
 import { amount, ansiText, chargeLimit, currency as currencyRule, futureMonth, httpUrl, oneOf, plainText } from './fields.ts';
 import { installmentProducts, type InstallmentProduct } from './installment.ts';
 import { POLICY, type RuleContext } from './policy.ts';
@@ -137,7 +137,7 @@ export function checkCreatePayment(input: CreatePaymentInput, ctx: RuleContext):
       const field = `methods[${i}]`;
       if (seen.has(m)) return v.add(field, `duplicates method ${m}`);
       seen.add(m);
-      if (m === METHOD.savedCard) return v.add(field, 'method 11 (saved card) is not accepted here; charge saved cards with /payments/execution');
+      if (m === METHOD.savedCard) return v.add(field, `method ${m} (saved card) is not accepted here; charge saved cards with /payments/execution`);
       if (!isCheckoutMethod(m)) return v.add(field, 'is not a known method code');
       if (!merchant.methods.includes(m)) return v.add(field, `method ${m} is not enabled for this merchant`, ERRORS.methodNotEnabled);
       const refusal = methodRefusal(m, shape);
@@ -148,12 +148,13 @@ export function checkCreatePayment(input: CreatePaymentInput, ctx: RuleContext):
     methods = defaultMethods(merchant.methods, shape);
   }
 
-  // Installment: the products are required with method 8 and must add up to the total.
+  // Installment: the products are required with a method that needs them and must add up to the total.
   const products = input.installmentProducts === undefined ? null : installmentProducts(v, input.installmentProducts, ctx.maxAmountMinor);
-  if (methods.includes(METHOD.installment)) {
+  const needing = methods.filter(needsProducts);
+  if (needing.length) {
     if (!input.installmentProducts?.length) {
-      if (explicit) v.add('installmentProducts', 'are required when installment (8) is among the methods', ERRORS.installmentMismatch);
-      else methods = methods.filter((m) => m !== METHOD.installment); // not offered without products
+      if (explicit) v.add('installmentProducts', `are required when ${needing.map((m) => `${methodName(m).toLowerCase()} (${m})`).join(', ')} is among the methods`, ERRORS.installmentMismatch);
+      else methods = methods.filter((m) => !needsProducts(m)); // not offered without products
     } else if (total !== null && products !== null) {
       // BigInt: 100 products × quantity × price can pass 2^53 before it is compared.
       const sum = products.reduce((acc, p) => acc + BigInt(p.price) * BigInt(p.quantity), 0n);
@@ -184,7 +185,7 @@ export function checkCreatePayment(input: CreatePaymentInput, ctx: RuleContext):
     userIp: input.userIpAddress ?? null,
     expirationMinutes,
     methods,
-    installmentProducts: methods.includes(METHOD.installment) ? products : null,
+    installmentProducts: methods.some(needsProducts) ? products : null,
     preAuth,
     language: language ?? 'KA',
     merchantPaymentId,

@@ -91,7 +91,6 @@ export const CHALLENGE_CODE = '1234';
 
 /** The card in the simulated Apple Pay / Google Pay wallet (its number is never stored, only its mask). */
 export const WALLET_CARD = '4242424242424242';
-export const WALLET_METHODS: ReadonlySet<number> = new Set([9, 14]);
 
 /** Delayed outcomes (a slow bank-login user, a banking app answering late) settle after this long. */
 export const DELAYED_OUTCOME_MINUTES = 5;

@@ -1,0 +1,2 @@
+export const LANGUAGES = ['ka', 'en'] as const;
+export type Language = (typeof LANGUAGES)[number];
