@@ -37,7 +37,7 @@ export interface RequestShape {
  */
 export function methodRefusal(code: number, req: RequestShape): string | null {
   const m = methodOf(code);
-  if (!m || !m.traits.checkout) return 'is not a method a customer can pay with at the checkout';
+  if (!m?.traits.checkout) return 'is not a method a customer can pay with at the checkout';
   const t = m.traits;
   const label = `${m.name} (${code})`;
   if (req.production && t.simulated) return `${label} is not available in production: its flow exists only in the sandbox's simulation`;

@@ -10,12 +10,12 @@ export const INSTALLMENT_TERMS = [3, 6, 12, 24] as const;
 export const DEFAULT_TERM = 6;
 
 /** A term the customer chose (a form field or the page's query), if it is one of ours. */
-export const termOf = (v: unknown) => (INSTALLMENT_TERMS as readonly number[]).find((n) => String(n) === v);
+export const termOf = (v: unknown) => INSTALLMENT_TERMS.find((n) => String(n) === v);
 
 function installmentPanel(c: PageContext, st: PanelState): Html {
   const t = c.t;
   const products = c.payment.installment_products ?? [];
-  const chosen = INSTALLMENT_TERMS.includes(st.term as 6) ? st.term : DEFAULT_TERM;
+  const chosen = INSTALLMENT_TERMS.find((n) => n === st.term) ?? DEFAULT_TERM;
   return html`<form class="panel" method="post" action="${base(c)}/pay" data-busy="${t.busy}">${hiddenFields(c, 8)}
 <h2>${icon('calendar')}<span>${t.installmentTitle}</span></h2>
 <table class="products"><thead><tr><th scope="col">${t.product}</th><th scope="col" class="num">${t.quantity}</th><th scope="col" class="num">${t.price}</th></tr></thead>
