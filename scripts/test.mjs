@@ -155,7 +155,9 @@ async function runFiles(list, concurrency) {
       // Through a shell that, once the file's process tree has ended, reports the CPU time the
       // tree used (its children's times in /proc/<shell>/stat): CPU against wall time tells a
       // file that computes from one that waits. The PostgreSQL server's CPU is not in it.
-      const args = bundles ? ['--enable-source-maps', '--test', '--test-reporter=spec', bundles.get(file)] : ['--import', 'tsx', '--test', '--test-reporter=spec', file];
+      // compile-once.mjs: Fastify's schema compilations reused between the apps a file builds.
+      const once = ['--import', path.join(root, 'src/testing/compile-once.mjs')];
+      const args = bundles ? [...once, '--enable-source-maps', '--test', '--test-reporter=spec', bundles.get(file)] : [...once, '--import', 'tsx', '--test', '--test-reporter=spec', file];
       const child = spawn('/bin/sh', ['-c', '"$0" "$@"; rc=$?; cat /proc/$$/stat >&3; exit $rc', process.execPath, ...args], {
         stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
         // The file's name on its PostgreSQL connections (src/testing/databases.ts would take the bundle's).
