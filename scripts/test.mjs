@@ -195,8 +195,10 @@ async function runFiles(list, concurrency) {
 async function bundleTests(list) {
   const { build } = await import('esbuild');
   const { pathToFileURL } = await import('node:url');
-  const outdir = path.join(root, '.tmp', 'test-bundles');
+  // This run's own directory: runs side by side in one checkout must not replace each other's files.
+  const outdir = path.join(root, '.tmp', 'test-bundles', String(process.pid));
   fs.rmSync(outdir, { recursive: true, force: true });
+  process.on('exit', () => fs.rmSync(outdir, { recursive: true, force: true }));
   const ownUrl = {
     name: 'own-import-meta-url',
     setup(b) {
