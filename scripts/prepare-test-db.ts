@@ -1,9 +1,13 @@
-// Prepares the shared PGlite template before the test files start (so they do not race to make it)
-// and checks that the PostgreSQL test server answers when it is one of the backends.
+// Prepares the shared PGlite templates (initialised, and migrated) and the server's migrated template
+// database before the test files start (so they do not race to make them), and checks that the PostgreSQL test server
+// answers when it is one of the backends.
 import pg from 'pg';
-import { BACKENDS, SERVER_URL, preparePgliteTemplate } from '../src/testing/databases.ts';
+import { BACKENDS, SERVER_URL, preparePgliteMigratedTemplate, preparePgliteTemplate, preparePostgresMigratedTemplate } from '../src/testing/databases.ts';
 
-if (BACKENDS.includes('pglite')) await preparePgliteTemplate();
+if (BACKENDS.includes('pglite')) {
+  await preparePgliteTemplate();
+  await preparePgliteMigratedTemplate();
+}
 if (BACKENDS.includes('postgres')) {
   const c = new pg.Client({ connectionString: SERVER_URL, connectionTimeoutMillis: 5_000 });
   try {
@@ -16,4 +20,5 @@ if (BACKENDS.includes('postgres')) {
   } finally {
     await c.end().catch(() => {});
   }
+  await preparePostgresMigratedTemplate();
 }

@@ -18,6 +18,8 @@ const CONNECTIONS_PER_FILE = 30;
 // This run's connections (src/testing/databases.ts names them), not those of other runs on the server.
 process.env.KARIBCHE_TEST_RUN = String(process.pid);
 const RUN_PREFIX = `karibche-test ${process.pid} `;
+/** Each file's wall time in the last run, to start the slowest first. */
+const TIMES_FILE = path.join(root, '.tmp', 'test-times.json');
 const SERVER_URL = process.env.KARIBCHE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 function run(cmd, args, env = {}) {
@@ -111,11 +113,12 @@ if (!only.length) {
 run(process.execPath, ['--import', 'tsx', 'scripts/prepare-test-db.ts']);
 
 const files = only.length ? only : [...testFiles('src'), ...testFiles('bench'), ...testFiles('sdk')].sort();
-const concurrency = process.env.KARIBCHE_TEST_CONCURRENCY ?? '3';
+const concurrency = Number(process.env.KARIBCHE_TEST_CONCURRENCY ?? '3');
 const stopWatching = backends.includes('postgres') ? watchConnections() : null;
-const runner = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], { stdio: 'inherit' });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => runner.kill(signal));
-const status = await new Promise((resolve) => runner.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+const bundles = process.env.KARIBCHE_TEST_TSX ? null : await bundleTests(files);
+const results = await runFiles(files, concurrency);
+const status = results.some((r) => r.code !== 0) ? 1 : 0;
+printDurations(results);
 
 let over = [];
 if (stopWatching) {
@@ -129,3 +132,143 @@ if (stopWatching) {
   for (const [f, n] of over) console.error(`${f} held ${n} PostgreSQL connections at once, over its budget of ${CONNECTIONS_PER_FILE}`);
 }
 process.exit(status || (over.length ? 1 : 0));
+
+/**
+ * Runs each file in its own `node --test` (a file is already a process of its own under Node's
+ * runner), `concurrency` at once, slowest first by the last run's times (.tmp/test-times.json), so
+ * that the long files do not start last and stretch the run. A file's output is printed whole when
+ * it ends, so that files running together do not interleave.
+ */
+async function runFiles(list, concurrency) {
+  const known = readTimes();
+  // Files without a time yet go first: they may be slow.
+  const queue = [...list].sort((a, b) => (known[b] ?? Infinity) - (known[a] ?? Infinity) || a.localeCompare(b));
+  const results = [];
+  const running = new Set();
+  const started = Date.now();
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.on(signal, () => {
+      stopping = true;
+      for (const child of running) child.kill(signal);
+    });
+  }
+  async function worker() {
+    while (queue.length && !stopping) {
+      const file = queue.shift();
+      const t0 = Date.now();
+      // Through a shell that, once the file's process tree has ended, reports the CPU time the
+      // tree used (its children's times in /proc/<shell>/stat): CPU against wall time tells a
+      // file that computes from one that waits. The PostgreSQL server's CPU is not in it.
+      // compile-once.mjs: Fastify's schema compilations reused between the apps a file builds.
+      const once = ['--import', path.join(root, 'src/testing/compile-once.mjs')];
+      const args = bundles ? [...once, '--enable-source-maps', '--test', '--test-reporter=spec', bundles.get(file)] : [...once, '--import', 'tsx', '--test', '--test-reporter=spec', file];
+      const child = spawn('/bin/sh', ['-c', '"$0" "$@"; rc=$?; cat /proc/$$/stat >&3; exit $rc', process.execPath, ...args], {
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+        // The file's name on its PostgreSQL connections (src/testing/databases.ts would take the bundle's).
+        env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0', PGAPPNAME: `karibche-test ${process.env.KARIBCHE_TEST_RUN} ${file}`.slice(0, 63) },
+      });
+      running.add(child);
+      let out = '';
+      let stat = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+      child.stdio[3].on('data', (d) => (stat += d));
+      const code = await new Promise((resolve) => child.on('close', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+      running.delete(child);
+      const seconds = (Date.now() - t0) / 1000;
+      const cpu = cpuSeconds(stat);
+      results.push({ file, seconds, cpu, code });
+      process.stdout.write(`\n━━ ${file} (${seconds.toFixed(1)} s, ${cpu === null ? '?' : cpu.toFixed(1)} s CPU${code ? ', FAILED' : ''}; ${results.length}/${list.length} done, ${((Date.now() - started) / 1000).toFixed(0)} s in)\n${out}`);
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+  if (!stopping) writeTimes(known, results);
+  return results;
+}
+
+/**
+ * Compiles the test files to JavaScript once, in one esbuild run, so that their processes load plain
+ * modules: through tsx, every file's process transformed and resolved the application's ~150 modules
+ * again through a loader thread, 3–4 s of CPU per file before its first test (measured on
+ * src/acquirer/later-failures.test.ts: 12–14 s of CPU through tsx, 8.7–9.2 s compiled).
+ * The packages stay outside (node_modules as they are); each module's import.meta.url is its own
+ * source file's, so files found beside a module (migrations, fixtures, docs) are found as before.
+ * Processes the tests start themselves (src/main.ts through tsx) are not concerned.
+ * KARIBCHE_TEST_TSX=1 runs the files through tsx instead.
+ */
+async function bundleTests(list) {
+  const { build } = await import('esbuild');
+  const { pathToFileURL } = await import('node:url');
+  // This run's own directory: runs side by side in one checkout must not replace each other's files.
+  const outdir = path.join(root, '.tmp', 'test-bundles', String(process.pid));
+  fs.rmSync(outdir, { recursive: true, force: true });
+  process.on('exit', () => fs.rmSync(outdir, { recursive: true, force: true }));
+  const ownUrl = {
+    name: 'own-import-meta-url',
+    setup(b) {
+      b.onLoad({ filter: /\.[cm]?ts$/ }, async ({ path: file }) => {
+        if (file.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+        const text = await fs.promises.readFile(file, 'utf8');
+        return { contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(file).href)), loader: 'ts' };
+      });
+    },
+  };
+  const t0 = Date.now();
+  try {
+    await build({
+      entryPoints: list,
+      outdir,
+      outbase: root,
+      bundle: true,
+      splitting: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      sourcemap: 'linked',
+      outExtension: { '.js': '.mjs' },
+      plugins: [ownUrl],
+      logLevel: 'error',
+    });
+  } catch (err) {
+    console.error(`\n*** compiling the test files failed (${err.message}): running them through tsx. ***\n`);
+    return null;
+  }
+  console.log(`test files compiled in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  return new Map(list.map((f) => [f, path.join(outdir, path.relative(root, path.resolve(f))).replace(/\.ts$/, '.mjs')]));
+}
+
+/** User + system seconds of the shell's waited-for children, from a /proc/<pid>/stat line. */
+function cpuSeconds(stat) {
+  // Fields after the command name (which may hold spaces, in parentheses): cutime and cstime are the 14th and 15th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).trim().split(' ');
+  const ticks = Number(fields[13]) + Number(fields[14]);
+  return Number.isFinite(ticks) ? ticks / 100 : null;
+}
+
+function readTimes() {
+  try {
+    return JSON.parse(fs.readFileSync(TIMES_FILE, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+function writeTimes(known, results) {
+  for (const r of results) known[r.file] = r.seconds;
+  fs.mkdirSync(path.dirname(TIMES_FILE), { recursive: true });
+  fs.writeFileSync(TIMES_FILE, `${JSON.stringify(known, null, 1)}\n`);
+}
+
+/** The per-file wall times, slowest first: where a run's time goes (docs/testing.md). */
+function printDurations(results) {
+  const sorted = [...results].sort((a, b) => b.seconds - a.seconds);
+  const total = results.reduce((s, r) => s + r.seconds, 0);
+  const cpu = results.reduce((s, r) => s + (r.cpu ?? 0), 0);
+  console.log(`\nTest files by wall time (${results.length} files: ${total.toFixed(0)} s of file time, ${cpu.toFixed(0)} s of CPU in their processes, ${concurrency} at once):`);
+  console.log('   wall      CPU  file');
+  for (const r of sorted) console.log(`${r.seconds.toFixed(1).padStart(7)} s ${(r.cpu === null ? '?' : r.cpu.toFixed(1)).padStart(6)} s  ${r.code ? 'FAILED ' : ''}${r.file}`);
+  const failed = results.filter((r) => r.code !== 0);
+  if (failed.length) console.log(`\nFailed files (${failed.length}): ${failed.map((r) => r.file).join(', ')}`);
+}

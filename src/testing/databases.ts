@@ -1,7 +1,11 @@
 // Test databases: every test file gets its own, on each backend it runs against.
 // PGlite: a copy of a prepared, initialised data dir (a fresh initdb takes ~4 s, a copy ~0.4 s).
 // PostgreSQL: a throwaway database created on the server and dropped afterwards.
-import { randomBytes } from 'node:crypto';
+// Asked for `migrated`, either starts from a template that already holds this tree's migrations
+// (applying them costs 1–5 s per database on PGlite on a loaded machine, as much as the rest of a
+// small test file); the templates are named by a hash of the migrations, so a changed migration
+// makes new ones and never serves a stale schema.
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +13,7 @@ import pg from 'pg';
 import type { Db } from '../store/db.ts';
 import { openPglite } from '../store/pglite.ts';
 import { openPostgres } from '../store/postgres.ts';
+import { migrate } from '../store/migrate.ts';
 import { checkHistory, describeViolations } from './history.ts';
 
 export type Backend = 'pglite' | 'postgres';
@@ -45,6 +50,97 @@ export async function preparePgliteTemplate(dir = PGLITE_TEMPLATE): Promise<void
   fs.renameSync(tmp, dir);
 }
 
+const STORE_DIR = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../store');
+
+/**
+ * A hash of what decides the migrated schema: the migration files and the store's migrat* modules
+ * (the migrator and whatever it reads), so that a template is never reused across a change.
+ */
+export function migrationsKey(): string {
+  const h = createHash('sha256');
+  const add = (dir: string, filter: (name: string) => boolean) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        if (filter(e.name)) add(p, () => true);
+      } else if (filter(e.name)) {
+        h.update(path.relative(STORE_DIR, p)).update('\0').update(fs.readFileSync(p)).update('\0');
+      }
+    }
+  };
+  add(STORE_DIR, (name) => /^migrat/.test(name));
+  return h.digest('hex').slice(0, 12);
+}
+
+/** The migrated PGlite template of this tree's migrations (beside the initialised one). */
+export function pgliteMigratedTemplate(): string {
+  return `${PGLITE_TEMPLATE}-migrated-${migrationsKey()}`;
+}
+
+/**
+ * Creates the migrated PGlite template from the initialised one if it is not there yet. Made in a
+ * sibling directory and renamed into place, so a file that races another one, or a run cut short,
+ * never sees a half-made template.
+ */
+export async function preparePgliteMigratedTemplate(dir = pgliteMigratedTemplate()): Promise<string> {
+  if (fs.existsSync(path.join(dir, 'PG_VERSION'))) return dir;
+  await preparePgliteTemplate();
+  const tmp = `${dir}.${process.pid}`;
+  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.cpSync(PGLITE_TEMPLATE, tmp, { recursive: true });
+  const db = await openPglite(tmp);
+  await migrate(db);
+  await db.close();
+  try {
+    fs.renameSync(tmp, dir);
+  } catch (err) {
+    // Another file made it meanwhile: theirs is as good.
+    fs.rmSync(tmp, { recursive: true, force: true });
+    if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) throw err;
+  }
+  return dir;
+}
+
+/** The migrated template database on the PostgreSQL server for this tree's migrations. */
+export function postgresMigratedTemplate(): string {
+  return `karibche_template_${migrationsKey()}`;
+}
+
+// Any fixed number: serialises the making of the server's template databases between test files.
+const TEMPLATE_LOCK = 72_616_935;
+
+/**
+ * Creates the migrated template database on the server if it is not there yet: migrated under
+ * another name and renamed only when complete (CREATE DATABASE … TEMPLATE refuses a source with
+ * a connection open, and must never copy a half-migrated one). Test runs of other trees, with other
+ * migrations, have templates of other names beside it.
+ */
+export async function preparePostgresMigratedTemplate(name = postgresMigratedTemplate()): Promise<string> {
+  const admin = new pg.Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  try {
+    await admin.query('SELECT pg_advisory_lock($1)', [TEMPLATE_LOCK]);
+    const { rows } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (rows.length) return name;
+    const building = `${name}_${randomBytes(3).toString('hex')}`;
+    await admin.query(`CREATE DATABASE ${building}`);
+    const url = new URL(SERVER_URL);
+    url.pathname = `/${building}`;
+    const db = await openPostgres(url.toString(), { poolSize: 1 });
+    try {
+      await migrate(db);
+    } finally {
+      await db.close();
+    }
+    await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
+    await admin.query(`ALTER DATABASE ${name} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
+    return name;
+  } finally {
+    await admin.query('SELECT pg_advisory_unlock($1)', [TEMPLATE_LOCK]).catch(() => {});
+    await admin.end();
+  }
+}
+
 export interface TestDb {
   db: Db;
   /** For a second process or pool on the same database (PostgreSQL only). */
@@ -72,12 +168,17 @@ async function checkBeforeDrop(testDb: TestDb): Promise<void> {
   if (violations.length) throw new Error(`history check failed with ${violations.length} violation(s):\n${describeViolations(violations)}`);
 }
 
-export async function openTestDb(backend: Backend): Promise<TestDb> {
+/**
+ * A new database of its own on `backend`. `migrated`: with this tree's migrations already applied
+ * (copied from a template), as every gateway start would apply them; without, empty, for the
+ * tests of the migrator and of a first start.
+ */
+export async function openTestDb(backend: Backend, opts: { migrated?: boolean } = {}): Promise<TestDb> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-test-'));
   if (backend === 'pglite') {
-    await preparePgliteTemplate();
+    const template = opts.migrated ? await preparePgliteMigratedTemplate() : (await preparePgliteTemplate(), PGLITE_TEMPLATE);
     const dir = path.join(dataDir, 'pglite');
-    fs.cpSync(PGLITE_TEMPLATE, dir, { recursive: true });
+    fs.cpSync(template, dir, { recursive: true });
     const db = await openPglite(dir);
     const testDb: TestDb = {
       db,
@@ -95,10 +196,11 @@ export async function openTestDb(backend: Backend): Promise<TestDb> {
     return testDb;
   }
   const name = `karibche_test_${randomBytes(6).toString('hex')}`;
+  const template = opts.migrated ? await preparePostgresMigratedTemplate() : null;
   const admin = new pg.Client({ connectionString: SERVER_URL });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
   } finally {
     await admin.end();
   }

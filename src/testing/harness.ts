@@ -32,7 +32,8 @@ export async function startTestGateway(
   env: Record<string, string> = {},
   opts: { background?: boolean; logStream?: { write(line: string): void } } = {},
 ): Promise<TestGateway> {
-  const testDb = await openTestDb(backend);
+  // Migrated from a template: the gateway's own migrate() then finds nothing to apply.
+  const testDb = await openTestDb(backend, { migrated: true });
   const config = loadConfig({
     KARIBCHE_MODE: 'sandbox',
     KARIBCHE_DATA_DIR: testDb.dataDir,
