@@ -134,10 +134,33 @@ export async function preparePostgresMigratedTemplate(name = postgresMigratedTem
     }
     await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
     await admin.query(`ALTER DATABASE ${name} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
+    await dropOldTemplates(admin, name);
     return name;
   } finally {
     await admin.query('SELECT pg_advisory_unlock($1)', [TEMPLATE_LOCK]).catch(() => {});
     await admin.end();
+  }
+}
+
+/** Templates of other migration sets kept on the server beside the newest (other checkouts may be on them). */
+const OLD_TEMPLATES_KEPT = 3;
+
+/**
+ * Each change of the migrations makes a new template (~8 MB): the oldest ones beyond a few are dropped
+ * (newest by oid). A template another run is copying right now refuses to drop; it goes next time.
+ */
+async function dropOldTemplates(admin: pg.Client, current: string): Promise<void> {
+  const { rows } = await admin.query<{ datname: string }>(
+    `SELECT datname FROM pg_database WHERE datname LIKE 'karibche\\_template\\_%' AND datname <> $1 ORDER BY oid DESC OFFSET $2`,
+    [current, OLD_TEMPLATES_KEPT],
+  );
+  for (const { datname } of rows) {
+    try {
+      await admin.query(`ALTER DATABASE ${pg.escapeIdentifier(datname)} WITH IS_TEMPLATE false`);
+      await admin.query(`DROP DATABASE ${pg.escapeIdentifier(datname)}`);
+    } catch {
+      // In use by another run: left for the next template change.
+    }
   }
 }
 
