@@ -1,18 +1,19 @@
-// Every text of the checkout page, in Georgian (default) and English. Both dictionaries have the
-// same keys (the type makes a missing translation a compile error). Texts with {placeholders} are
-// filled by fill() (src/web/html.ts); amounts and dates are formatted for the language by
-// src/web/format.ts.
+// Every text of the checkout page, in every language of the table (src/i18n/languages.ts; Georgian
+// is the bank's default). The dictionaries are a Record<Language, Texts>: a missing language or a
+// missing translation is a compile error. Texts both the checkout and the dashboard show come from
+// src/i18n/shared.ts. Texts with {placeholders} are filled by fill() (src/web/html.ts); amounts and
+// dates are formatted for the language by src/web/format.ts.
+import { DEFAULT_LANGUAGE, languageOf, type Language } from '../i18n/languages.ts';
+import { SHARED_TEXTS } from '../i18n/shared.ts';
 
 const en = {
-  lang: 'en',
-  locale: 'en-GB',
+  ...SHARED_TEXTS.en,
   title: 'Payment',
   amountToPay: 'Amount to pay',
   payTo: 'Payment to',
   merchant: 'Shop',
   purchase: 'Purchase',
   orderNumber: 'Order number',
-  amount: 'Amount',
   timeLeft: 'Time left',
   expiresAt: 'valid until',
   chooseMethod: 'Choose a payment method',
@@ -52,10 +53,8 @@ const en = {
   codeSent: 'We sent a new code to your phone.',
   cancelPayment: 'Cancel payment',
   issuer: 'Karibche Bank',
-  card: 'Card',
   cardEnding: 'ending in',
   date: 'Date',
-  time: 'Time',
   qrTitle: 'Pay with your banking app',
   qrStep1: 'Open your bank’s mobile app.',
   qrStep2: 'Scan this code.',
@@ -68,7 +67,6 @@ const en = {
   qrDone: 'The payment is confirmed. Opening the result…',
   bankTitle: 'Log in to your internet bank',
   username: 'Username',
-  password: 'Password',
   loginAndPay: 'Log in and pay',
   loginFailed: 'Wrong username or password.',
   walletText: 'Check the details and confirm the payment.',
@@ -108,8 +106,6 @@ const en = {
   returningTitle: 'The payment is being returned',
   returned: 'Returned',
   method: 'Payment method',
-  reference: 'Reference',
-  bankReference: 'Bank reference (RRN)',
   returnToShop: 'Return to shop',
   notFound: 'Payment not found',
   notFoundText: 'Check the link you were given by the shop.',
@@ -164,15 +160,13 @@ const en = {
 export type Texts = typeof en;
 
 const ka: Texts = {
-  lang: 'ka',
-  locale: 'ka-GE',
+  ...SHARED_TEXTS.ka,
   title: 'გადახდა',
   amountToPay: 'გადასახდელი თანხა',
   payTo: 'მიმღები',
   merchant: 'მაღაზია',
   purchase: 'შენაძენი',
   orderNumber: 'შეკვეთის ნომერი',
-  amount: 'თანხა',
   timeLeft: 'დარჩენილი დრო',
   expiresAt: 'მოქმედებს',
   chooseMethod: 'აირჩიეთ გადახდის მეთოდი',
@@ -212,10 +206,8 @@ const ka: Texts = {
   codeSent: 'ახალი კოდი გამოგზავნილია თქვენს ტელეფონზე.',
   cancelPayment: 'გადახდის გაუქმება',
   issuer: 'Karibche Bank',
-  card: 'ბარათი',
   cardEnding: 'ბოლო ციფრები',
   date: 'თარიღი',
-  time: 'დრო',
   qrTitle: 'გადაიხადეთ საბანკო აპლიკაციით',
   qrStep1: 'გახსენით თქვენი ბანკის მობილური აპლიკაცია.',
   qrStep2: 'დაასკანერეთ ეს კოდი.',
@@ -228,7 +220,6 @@ const ka: Texts = {
   qrDone: 'გადახდა დადასტურებულია. იხსნება შედეგი…',
   bankTitle: 'შედით ინტერნეტბანკში',
   username: 'მომხმარებლის სახელი',
-  password: 'პაროლი',
   loginAndPay: 'შესვლა და გადახდა',
   loginFailed: 'მომხმარებლის სახელი ან პაროლი არასწორია.',
   walletText: 'შეამოწმეთ მონაცემები და დაადასტურეთ გადახდა.',
@@ -268,8 +259,6 @@ const ka: Texts = {
   returningTitle: 'გადახდა ბრუნდება',
   returned: 'დაბრუნებული თანხა',
   method: 'გადახდის მეთოდი',
-  reference: 'ოპერაციის ნომერი',
-  bankReference: 'ბანკის ნომერი (RRN)',
   returnToShop: 'მაღაზიაში დაბრუნება',
   notFound: 'გადახდა ვერ მოიძებნა',
   notFoundText: 'შეამოწმეთ მაღაზიის მიერ მოწოდებული ბმული.',
@@ -321,13 +310,10 @@ const ka: Texts = {
   rcPointsNoFunds: 'ერთგულის ბალანსზე საკმარისი ქულები არ არის.',
 };
 
-export const TEXTS = { KA: ka, EN: en } as const;
-export type Language = keyof typeof TEXTS;
+export const TEXTS: Record<Language, Texts> = { ka, en };
 
-export function texts(lang: string | undefined): Texts {
-  const key = (lang ?? 'KA').toUpperCase();
-  return Object.hasOwn(TEXTS, key) ? TEXTS[key as Language] : ka;
-}
+/** The texts of a language written any way (`en`, the payment's `EN`); Georgian for anything else. */
+export const texts = (lang: unknown): Texts => TEXTS[languageOf(lang) ?? DEFAULT_LANGUAGE];
 
 /** Customer wording of an acquirer result code. */
 export function resultText(t: Texts, code: string | null): string {
