@@ -25,7 +25,7 @@ import { CSRF_COOKIE, csrfToken, csrfValid, newCsrfCookie, qrToken } from './csr
 import { FORM_COOKIE, FORM_COOKIE_SECONDS, decodeMemory, encodeMemory, type FormMemory } from './form-memory.ts';
 import { serveAssets } from '../web/assets.ts';
 import { pageCsp } from '../web/csp.ts';
-import { sendErrorPage } from '../web/error-page.ts';
+import { sendErrorPage, type ErrorPageSurface } from '../web/error-page.ts';
 import { addressIn, languageLinks } from '../web/language-switch.ts';
 import { headerSafeOrigin, headerSafeUrl } from '../web/location.ts';
 import { trusted } from '../web/html.ts';
@@ -54,19 +54,17 @@ function wording(t: Texts, error: GatewayError): { title: string; text: string }
  * for; its own policy (the API's would block the stylesheet), without upgrade-insecure-requests:
  * the page only loads relative URLs, which already use the page's scheme.
  */
-export function sendCheckoutError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return sendErrorPage(CHECKOUT_ERROR_PAGE, error, request, reply);
-}
-
-const CHECKOUT_ERROR_PAGE = {
+const CHECKOUT_ERROR_PAGE: ErrorPageSurface = {
   csp: pageCsp('', ''),
-  page: ({ error }: { error: GatewayError }, request: FastifyRequest) => {
+  page: ({ error }, request) => {
     // The query has not necessarily passed its schema here (this may be the reason we are here).
     const t = texts((request.query as Record<string, unknown> | undefined)?.lang);
     const { title, text } = wording(t, error);
     return messagePage(t, title, text, request.method === 'GET' ? languageLinks(t.lang, addressInLanguage(request)) : undefined);
   },
 };
+
+export const sendCheckoutError = (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => sendErrorPage(CHECKOUT_ERROR_PAGE, error, request, reply);
 
 /** Under /checkout/ everything is a page for the customer but the page script's JSON status. */
 export const isCheckoutPage = (url: string) => {

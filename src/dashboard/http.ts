@@ -54,7 +54,7 @@ export const isDashboardPage = (url: string) => /^\/dashboard(\/|$|\?)/.test(url
  * The user's choice (?lang= now, else the one remembered in the cookie), else the browser's
  * Accept-Language, else Georgian. (docs/dashboard.md promises an English browser English pages.)
  */
-export function languageOf(request: Pick<FastifyRequest, 'query' | 'cookies' | 'headers'>): Language {
+function languageOf(request: Pick<FastifyRequest, 'query' | 'cookies' | 'headers'>): Language {
   const asked = (request.query as Record<string, unknown> | undefined)?.lang;
   if (isLanguage(asked)) return asked;
   const kept = request.cookies?.[LANG_COOKIE];
