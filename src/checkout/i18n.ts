@@ -1,22 +1,22 @@
-// Every text of the checkout page, in Georgian (default) and English. Both dictionaries have the
-// same keys (the type makes a missing translation a compile error). Texts with {placeholders} are
-// filled by fill() (src/web/html.ts); amounts and dates are formatted for the language by
-// src/web/format.ts.
+// Every text of the checkout page, in every language of the table (src/i18n/languages.ts; Georgian
+// is the bank's default). The dictionaries are a Record<Language, Texts>: a missing language or a
+// missing translation is a compile error. Texts both the checkout and the dashboard show come from
+// src/i18n/shared.ts. Texts with {placeholders} are filled by fill() (src/web/html.ts); amounts and
+// dates are formatted for the language by src/web/format.ts.
+import { DEFAULT_LANGUAGE, languageOf, type Language } from '../i18n/languages.ts';
+import { SHARED_TEXTS } from '../i18n/shared.ts';
 
 const en = {
-  lang: 'en',
-  locale: 'en-GB',
+  ...SHARED_TEXTS.en,
   title: 'Payment',
   amountToPay: 'Amount to pay',
   payTo: 'Payment to',
   merchant: 'Shop',
   purchase: 'Purchase',
   orderNumber: 'Order number',
-  amount: 'Amount',
   timeLeft: 'Time left',
   expiresAt: 'valid until',
   chooseMethod: 'Choose a payment method',
-  switchLanguage: 'ქართული',
   cardTitle: 'Pay by card',
   acceptedCards: 'Accepted cards: Visa, Mastercard, American Express',
   cardType: 'Card type',
@@ -43,10 +43,8 @@ const en = {
   codeSent: 'We sent a new code to your phone.',
   cancelPayment: 'Cancel payment',
   issuer: 'Karibche Bank',
-  card: 'Card',
   cardEnding: 'ending in',
   date: 'Date',
-  time: 'Time',
   qrTitle: 'Pay with your banking app',
   qrStep1: 'Open your bank’s mobile app.',
   qrStep2: 'Scan this code.',
@@ -59,7 +57,6 @@ const en = {
   qrDone: 'The payment is confirmed. Opening the result…',
   bankTitle: 'Log in to your internet bank',
   username: 'Username',
-  password: 'Password',
   loginAndPay: 'Log in and pay',
   loginFailed: 'Wrong username or password.',
   walletText: 'Check the details and confirm the payment.',
@@ -99,8 +96,6 @@ const en = {
   returningTitle: 'The payment is being returned',
   returned: 'Returned',
   method: 'Payment method',
-  reference: 'Reference',
-  bankReference: 'Bank reference (RRN)',
   returnToShop: 'Return to shop',
   notFound: 'Payment not found',
   notFoundText: 'Check the link you were given by the shop.',
@@ -155,19 +150,16 @@ const en = {
 export type Texts = typeof en;
 
 const ka: Texts = {
-  lang: 'ka',
-  locale: 'ka-GE',
+  ...SHARED_TEXTS.ka,
   title: 'გადახდა',
   amountToPay: 'გადასახდელი თანხა',
   payTo: 'მიმღები',
   merchant: 'მაღაზია',
   purchase: 'შენაძენი',
   orderNumber: 'შეკვეთის ნომერი',
-  amount: 'თანხა',
   timeLeft: 'დარჩენილი დრო',
   expiresAt: 'მოქმედებს',
   chooseMethod: 'აირჩიეთ გადახდის მეთოდი',
-  switchLanguage: 'English',
   cardTitle: 'ბარათით გადახდა',
   acceptedCards: 'მიიღება ბარათები: Visa, Mastercard, American Express',
   cardType: 'ბარათის ტიპი',
@@ -194,10 +186,8 @@ const ka: Texts = {
   codeSent: 'ახალი კოდი გამოგზავნილია თქვენს ტელეფონზე.',
   cancelPayment: 'გადახდის გაუქმება',
   issuer: 'Karibche Bank',
-  card: 'ბარათი',
   cardEnding: 'ბოლო ციფრები',
   date: 'თარიღი',
-  time: 'დრო',
   qrTitle: 'გადაიხადეთ საბანკო აპლიკაციით',
   qrStep1: 'გახსენით თქვენი ბანკის მობილური აპლიკაცია.',
   qrStep2: 'დაასკანერეთ ეს კოდი.',
@@ -210,7 +200,6 @@ const ka: Texts = {
   qrDone: 'გადახდა დადასტურებულია. იხსნება შედეგი…',
   bankTitle: 'შედით ინტერნეტბანკში',
   username: 'მომხმარებლის სახელი',
-  password: 'პაროლი',
   loginAndPay: 'შესვლა და გადახდა',
   loginFailed: 'მომხმარებლის სახელი ან პაროლი არასწორია.',
   walletText: 'შეამოწმეთ მონაცემები და დაადასტურეთ გადახდა.',
@@ -250,8 +239,6 @@ const ka: Texts = {
   returningTitle: 'გადახდა ბრუნდება',
   returned: 'დაბრუნებული თანხა',
   method: 'გადახდის მეთოდი',
-  reference: 'ოპერაციის ნომერი',
-  bankReference: 'ბანკის ნომერი (RRN)',
   returnToShop: 'მაღაზიაში დაბრუნება',
   notFound: 'გადახდა ვერ მოიძებნა',
   notFoundText: 'შეამოწმეთ მაღაზიის მიერ მოწოდებული ბმული.',
@@ -303,13 +290,10 @@ const ka: Texts = {
   rcPointsNoFunds: 'ერთგულის ბალანსზე საკმარისი ქულები არ არის.',
 };
 
-export const TEXTS = { KA: ka, EN: en } as const;
-export type Language = keyof typeof TEXTS;
+export const TEXTS: Record<Language, Texts> = { ka, en };
 
-export function texts(lang: string | undefined): Texts {
-  const key = (lang ?? 'KA').toUpperCase();
-  return Object.hasOwn(TEXTS, key) ? TEXTS[key as Language] : ka;
-}
+/** The texts of a language written any way (`en`, the payment's `EN`); Georgian for anything else. */
+export const texts = (lang: unknown): Texts => TEXTS[languageOf(lang) ?? DEFAULT_LANGUAGE];
 
 /** Customer wording of an acquirer result code. */
 export function resultText(t: Texts, code: string | null): string {

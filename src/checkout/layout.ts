@@ -6,6 +6,7 @@ import type { PaymentRow } from '../payments/row.ts';
 import { formatAmount, formatTime } from '../web/format.ts';
 import type { FormMemory } from './form-memory.ts';
 import { html, type Html } from '../web/html.ts';
+import { languageSwitch, type LanguageLink } from '../web/language-switch.ts';
 import type { Texts } from './i18n.ts';
 import { acceptedMarks, icon, type IconName } from './marks.ts';
 
@@ -18,8 +19,8 @@ export interface PageContext {
   timeZone: string;
   sandbox: boolean;
   maxAttempts: number;
-  /** This page in the other language. */
-  switchUrl: string;
+  /** This page in every other language. */
+  languages: LanguageLink[];
   /** What this browser typed into the card form last time (never the number or the code). */
   memory: FormMemory;
 }
@@ -31,7 +32,8 @@ export interface ShellOptions {
   /** Shown instead of a shop (the simulated bank's own pages, error pages). */
   brandName?: string;
   brandCss?: string;
-  switchUrl?: string;
+  /** This page in every other language (none: a page that cannot be switched, a form's error). */
+  languages?: LanguageLink[];
   sandbox?: boolean;
   /** Seconds between reloads without JavaScript (the page script polls instead). */
   refresh?: number;
@@ -49,7 +51,6 @@ function brand(merchant: Merchant | null | undefined, name = 'Karibche'): Html {
 
 /** A whole page: head, header, main content, footer. */
 export function shell(o: ShellOptions, main: Html): string {
-  const other = o.t.lang === 'ka' ? 'en' : 'ka';
   return html`<!doctype html>
 <html lang="${o.t.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${o.title}${o.merchant ? ` — ${o.merchant.name}` : ''}</title>
@@ -57,7 +58,7 @@ export function shell(o: ShellOptions, main: Html): string {
 <script src="/checkout/assets/checkout.js" defer></script>${o.refresh ? html`<noscript><meta http-equiv="refresh" content="${o.refresh}"></noscript>` : ''}
 </head><body>
 <header class="top">${o.sandbox ? html`<p class="test-mode">${o.t.testMode}</p>` : ''}<div class="bar">${brand(o.merchant, o.brandName)}
-${o.switchUrl ? html`<a class="lang" href="${o.switchUrl}" lang="${other}" hreflang="${other}">${icon('globe')}<span>${o.t.switchLanguage}</span></a>` : ''}</div></header>
+${languageSwitch(o.languages ?? [], icon('globe'))}</div></header>
 <main class="sheet">
 ${main}
 </main>
@@ -67,7 +68,7 @@ ${main}
 
 /** The page shell for a payment's page. */
 export const paymentShell = (c: PageContext, title: string, main: Html, refresh?: number) =>
-  shell({ t: c.t, title, merchant: c.merchant, brandCss: c.merchant.brandColor ? `${base(c)}/brand.css` : undefined, switchUrl: c.switchUrl, sandbox: c.sandbox, refresh }, main);
+  shell({ t: c.t, title, merchant: c.merchant, brandCss: c.merchant.brandColor ? `${base(c)}/brand.css` : undefined, languages: c.languages, sandbox: c.sandbox, refresh }, main);
 
 /** The amount as the page's heading, the purchase and the time left. */
 export function summary(c: PageContext): Html {

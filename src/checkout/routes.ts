@@ -5,7 +5,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { ERRORS } from '../errors/catalogue.ts';
-import { GatewayError, gatewayError } from '../errors/gateway-error.ts';
+import { gatewayError, isGatewayError, type GatewayError } from '../errors/gateway-error.ts';
+import { languageOf, type Language } from '../i18n/languages.ts';
 import type { Merchant } from '../merchants/merchant.ts';
 import { answerChallenge, attemptPayment } from '../payments/attempt.ts';
 import { checkChoice } from '../payments/customer-choice.ts';
@@ -18,12 +19,13 @@ import { selectPaymentById } from '../payments/store.ts';
 import { isFinal, STATUS } from '../payments/state-machine.ts';
 import { yearMonthIn } from '../payments/text.ts';
 import { forRequest, type Services } from '../services.ts';
-import { isConflict, isUnavailable } from '../store/db.ts';
 import { brandCss } from './brand.ts';
 import { CSRF_COOKIE, csrfToken, csrfValid, newCsrfCookie, qrToken } from './csrf.ts';
 import { FORM_COOKIE, FORM_COOKIE_SECONDS, decodeMemory, encodeMemory, type FormMemory } from './form-memory.ts';
 import { serveAssets } from '../web/assets.ts';
 import { pageCsp } from '../web/csp.ts';
+import { sendErrorPage, type ErrorPageSurface } from '../web/error-page.ts';
+import { addressIn, languageLinks } from '../web/language-switch.ts';
 import { headerSafeOrigin, headerSafeUrl } from '../web/location.ts';
 import { BankAppParams, CheckoutForm, PageQuery, PaymentParams } from './schemas.ts';
 import { texts, type Texts } from './i18n.ts';
@@ -34,56 +36,34 @@ import { bankAppPage, challengePage, defaultMethod, isNotice, messagePage, payPa
 
 type Form = Static<typeof CheckoutForm>;
 
-class CheckoutError extends Error {
-  constructor(
-    readonly status: number,
-    readonly key: 'notFound' | 'formExpired' | 'tooMany' | 'error',
-  ) {
-    super(key);
-  }
-}
+/** This page's address in another language (notices that belong to one visit are left out). */
+const addressInLanguage = (request: FastifyRequest) => (lang: Language) => addressIn(request.url, lang, ['notice', 'sent']);
 
-/** This page's address in the other language (notices that belong to one visit are left out). */
-function otherLanguageUrl(request: FastifyRequest, lang: string): string {
-  const url = new URL(request.url, 'http://checkout');
-  for (const key of ['lang', 'notice', 'sent']) url.searchParams.delete(key);
-  url.searchParams.set('lang', lang === 'ka' ? 'en' : 'ka');
-  return `${url.pathname}?${url.searchParams.toString()}`;
+/** The customer's words for a catalogue error: what the page says, by the error's kind. */
+function wording(t: Texts, error: GatewayError): { title: string; text: string } {
+  if (error.def.status === 404) return { title: t.notFound, text: t.notFoundText };
+  if (error.def === ERRORS.csrfFailed) return { title: t.title, text: t.formExpired };
+  if (error.def.status === 429) return { title: t.title, text: t.tooMany };
+  return { title: t.title, text: t.error };
 }
 
 /**
- * HTML everywhere under /checkout, whatever went wrong: a customer never sees JSON. A client's
- * mistake (a malformed form, an oversized body) keeps its 4xx status, a database outage is a 503,
- * anything else a 500.
+ * HTML everywhere under /checkout, whatever went wrong: a customer never sees JSON. The one error
+ * page (web/error-page.ts) with the checkout's words and layout, in the language the address asks
+ * for; its own policy (the API's would block the stylesheet), without upgrade-insecure-requests:
+ * the page only loads relative URLs, which already use the page's scheme.
  */
-export function sendCheckoutError(error: Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  // The query has not necessarily passed its schema here (this may be the reason we are here).
-  const lang = (request.query as Record<string, unknown> | undefined)?.lang;
-  const t = texts(typeof lang === 'string' ? lang : undefined);
-  const clientStatus = (error as { statusCode?: number }).statusCode;
-  const e =
-    error instanceof CheckoutError
-      ? error
-      : error instanceof GatewayError
-        ? new CheckoutError(error.def.status, error.def.status === 429 ? 'tooMany' : error.def.status === 404 ? 'notFound' : 'error')
-        : clientStatus && clientStatus >= 400 && clientStatus < 500
-          ? new CheckoutError(clientStatus, 'error')
-          : isUnavailable(error)
-            ? new CheckoutError(503, 'error')
-            : isConflict(error)
-              ? (request.log.error({ err: error }, 'database conflict: the request was rolled back'), new CheckoutError(503, 'error'))
-            : (request.log.error({ err: error }, 'checkout error'), new CheckoutError(500, 'error'));
-  const text = e.key === 'notFound' ? t.notFoundText : e.key === 'error' ? t.error : t[e.key];
-  // Its own policy (the API's would block the stylesheet). No upgrade-insecure-requests here: the
-  // page only loads relative URLs, which already use the page's scheme.
-  const switchUrl = request.method === 'GET' ? otherLanguageUrl(request, t.lang) : undefined;
-  return reply
-    .code(e.status)
-    .type('text/html; charset=utf-8')
-    .header('Cache-Control', 'no-store')
-    .header('Content-Security-Policy', pageCsp('', ''))
-    .send(messagePage(t, e.key === 'notFound' ? t.notFound : t.title, text, switchUrl));
-}
+const CHECKOUT_ERROR_PAGE: ErrorPageSurface = {
+  csp: pageCsp('', ''),
+  page: ({ error }, request) => {
+    // The query has not necessarily passed its schema here (this may be the reason we are here).
+    const t = texts((request.query as Record<string, unknown> | undefined)?.lang);
+    const { title, text } = wording(t, error);
+    return messagePage(t, title, text, request.method === 'GET' ? languageLinks(t.lang, addressInLanguage(request)) : undefined);
+  },
+};
+
+export const sendCheckoutError = (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => sendErrorPage(CHECKOUT_ERROR_PAGE, error, request, reply);
 
 /** Under /checkout/ everything is a page for the customer but the page script's JSON status. */
 export const isCheckoutPage = (url: string) => {
@@ -94,7 +74,7 @@ export const isCheckoutPage = (url: string) => {
 };
 
 /** Any path under /checkout/ that is no page: the checkout's own not-found page. */
-export const sendCheckoutNotFound = (request: FastifyRequest, reply: FastifyReply) => sendCheckoutError(new CheckoutError(404, 'notFound'), request, reply);
+export const sendCheckoutNotFound = (request: FastifyRequest, reply: FastifyReply) => sendCheckoutError(gatewayError(ERRORS.paymentNotFound), request, reply);
 
 export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
@@ -116,7 +96,7 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
   async function load(payId: string): Promise<{ payment: PaymentRow; merchant: Merchant }> {
     const payment = isWellFormedId(payId) ? await selectPaymentById(s.db, payId) : null;
     const merchant = payment ? await s.merchants.byId(payment.client_id) : null;
-    if (!payment || !merchant) throw new CheckoutError(404, 'notFound');
+    if (!payment || !merchant) throw gatewayError(ERRORS.paymentNotFound);
     // Production shows no simulated flow, even of a payment that lists one (made by a sandbox).
     if (production && payment.methods.some(isSimulatedFlow)) return { payment: { ...payment, methods: payment.methods.filter((m) => !isSimulatedFlow(m)) }, merchant };
     return { payment, merchant };
@@ -138,7 +118,8 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
     reply.setCookie(FORM_COOKIE, encodeMemory(memory), { path: `/checkout/${payId}`, httpOnly: true, sameSite: 'strict', secure, maxAge: FORM_COOKIE_SECONDS });
   }
 
-  function context(request: FastifyRequest, reply: FastifyReply, payment: PaymentRow, merchant: Merchant, lang?: string, method?: number): PageContext {
+  function context(request: FastifyRequest, reply: FastifyReply, payment: PaymentRow, merchant: Merchant, lang?: Language, method?: number): PageContext {
+    // The bank's rule: the language the address asks for, else the payment's (Georgian unless it says `language`).
     const t: Texts = texts(lang ?? payment.language);
     // A form answered with a page (a failed card check or bank login) has no address of its own to
     // switch: the switch leads to the pay page with the same method.
@@ -152,15 +133,14 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
       timeZone: s.config.timeZone,
       sandbox: s.config.mode === 'sandbox',
       maxAttempts: s.config.maxAttempts,
-      switchUrl: answeredForm ? pageUrl(payment.pay_id, t.lang === 'ka' ? 'en' : 'ka', method) : otherLanguageUrl(request, t.lang),
+      languages: languageLinks(t.lang, answeredForm ? (other) => pageUrl(payment.pay_id, other, method) : addressInLanguage(request)),
       memory: memoryOf(request),
     };
   }
 
-  const langOf = (v: unknown) => (typeof v === 'string' && /^(ka|en)$/i.test(v) ? v.toUpperCase() : undefined);
-  const pageUrl = (payId: string, lang: string | undefined, method?: number, extra: Record<string, string | number> = {}) => {
+  const pageUrl = (payId: string, lang: Language | undefined, method?: number, extra: Record<string, string | number> = {}) => {
     const q = new URLSearchParams();
-    if (lang) q.set('lang', lang.toLowerCase());
+    if (lang) q.set('lang', lang);
     if (method) q.set('method', String(method));
     for (const [k, v] of Object.entries(extra)) q.set(k, String(v));
     return `/checkout/${payId}?${q.toString()}`;
@@ -174,7 +154,7 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
   }
 
   /** The page for the payment's current state. */
-  async function render(request: FastifyRequest, reply: FastifyReply, payment: PaymentRow, merchant: Merchant, lang: string | undefined, method: number | undefined, st: PanelState = {}, shown: Shown = {}) {
+  async function render(request: FastifyRequest, reply: FastifyReply, payment: PaymentRow, merchant: Merchant, lang: Language | undefined, method: number | undefined, st: PanelState = {}, shown: Shown = {}) {
     csp(reply, payment);
     const m = method && payment.methods.includes(method) ? method : defaultMethod(payment);
     const c = context(request, reply, payment, merchant, lang, m);
@@ -190,7 +170,7 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
   }
 
   /** Where the customer goes after an action: the merchant (skipInfoMessage) or the page again. */
-  function after(reply: FastifyReply, payment: PaymentRow, lang: string | undefined, method?: number, extra: Record<string, string | number> = {}) {
+  function after(reply: FastifyReply, payment: PaymentRow, lang: Language | undefined, method?: number, extra: Record<string, string | number> = {}) {
     // The shop's address as a header can carry (a URL stored before create refused control
     // characters may have none: then the result page, which links back to the shop).
     const shop = isFinal(payment.status) && payment.skip_info_message && payment.return_url ? headerSafeUrl(payment.return_url) : null;
@@ -200,7 +180,7 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
   }
 
   function checkCsrf(request: FastifyRequest, payId: string, form: Form): void {
-    if (!csrfValid(s.checkoutSecret, request.cookies[CSRF_COOKIE], payId, form.csrf)) throw new CheckoutError(403, 'formExpired');
+    if (!csrfValid(s.checkoutSecret, request.cookies[CSRF_COOKIE], payId, form.csrf)) throw gatewayError(ERRORS.csrfFailed);
   }
 
   serveAssets(app, '/checkout/assets', new URL('./assets/', import.meta.url), ['checkout.css', 'checkout.js']);
@@ -221,7 +201,7 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
       await s.sweeper.sweep();
       ({ payment, merchant } = await load(payId));
     }
-    return render(request, reply, payment, merchant, langOf(q.lang), q.method ? Number(q.method) : undefined, { term: termOf(q.term) }, { notice: noticeOf(q.notice) });
+    return render(request, reply, payment, merchant, languageOf(q.lang), q.method ? Number(q.method) : undefined, { term: termOf(q.term) }, { notice: noticeOf(q.notice) });
   });
 
   // For the page's script while it waits (QR, acquirer answer): JSON, no secrets.
@@ -237,12 +217,12 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
   app.post('/checkout/:payId/pay', { schema: { hide: true, params: PaymentParams, body: CheckoutForm }, config: postConfig, errorHandler }, async (request, reply) => {
     const { payId } = request.params;
     const form = request.body;
-    const lang = langOf(form.lang);
+    const lang = languageOf(form.lang);
     const { payment, merchant } = await load(payId);
     checkCsrf(request, payId, form);
     const method = Number(form.method);
     // Production has no simulated flow: their forms do not exist there.
-    if (production && isSimulatedFlow(method)) throw new CheckoutError(404, 'notFound');
+    if (production && isSimulatedFlow(method)) throw gatewayError(ERRORS.paymentNotFound);
     // The method's module reads its form: a choice to check, a cancellation (no attempt, no
     // decline: back to the page with a notice), or no form of the pay page at all.
     const reading = checkoutMethodOf(method)?.readForm(form) ?? null;
@@ -264,10 +244,10 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
     }
     try {
       const row = await attemptPayment(forRequest(s, request, payment.client_id), payId, checked.details);
-      if (row.status === STATUS.processing && row.challenge_id) return reply.redirect(`/checkout/${payId}/3ds${lang ? `?lang=${lang.toLowerCase()}` : ''}`, 303);
+      if (row.status === STATUS.processing && row.challenge_id) return reply.redirect(`/checkout/${payId}/3ds${lang ? `?lang=${lang}` : ''}`, 303);
       return after(reply, row, lang, method, extra);
     } catch (err) {
-      if (err instanceof GatewayError && (err.def === ERRORS.notPayable || err.def === ERRORS.methodNotOffered)) return after(reply, payment, lang);
+      if (isGatewayError(err) && (err.def === ERRORS.notPayable || err.def === ERRORS.methodNotOffered)) return after(reply, payment, lang);
       throw err;
     }
   });
@@ -275,18 +255,18 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
   app.get('/checkout/:payId/3ds', { schema: { hide: true, params: PaymentParams, querystring: PageQuery }, config, errorHandler }, async (request, reply) => {
     const { payment, merchant } = await load(request.params.payId);
     const q = request.query;
-    return render(request, reply, payment, merchant, langOf(q.lang), undefined, {}, { codeSent: q.sent === '1' });
+    return render(request, reply, payment, merchant, languageOf(q.lang), undefined, {}, { codeSent: q.sent === '1' });
   });
 
   app.post('/checkout/:payId/3ds', { schema: { hide: true, params: PaymentParams, body: CheckoutForm }, config: postConfig, errorHandler }, async (request, reply) => {
     const { payId } = request.params;
     const form = request.body;
-    const lang = langOf(form.lang);
+    const lang = languageOf(form.lang);
     const { payment } = await load(payId);
     checkCsrf(request, payId, form);
     if (payment.status !== STATUS.processing || !payment.challenge_id) return after(reply, payment, lang);
     // "Send a new code": the simulated issuer's code does not change; the page says it was sent.
-    if (form.action === 'resend') return reply.redirect(`/checkout/${payId}/3ds?${new URLSearchParams({ ...(lang ? { lang: lang.toLowerCase() } : {}), sent: '1' })}`, 303);
+    if (form.action === 'resend') return reply.redirect(`/checkout/${payId}/3ds?${new URLSearchParams({ ...(lang ? { lang } : {}), sent: '1' })}`, 303);
     // Cancelling the verification ends the attempt as the issuer would: authentication failed. The
     // attempt was already made, so it counts; the page says so without calling it a bank decline.
     const cancel = form.action === 'cancel';
@@ -297,15 +277,15 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
   // The simulated banking app a Web QR code opens (on the customer's phone, in real life).
   const bankApp = async ({ payId, token }: { payId: string; token: string }) => {
     // It stands in for the customer's banking app: it does not exist in production.
-    if (production) throw new CheckoutError(404, 'notFound');
+    if (production) throw gatewayError(ERRORS.paymentNotFound);
     const loaded = await load(payId);
-    if (token !== qrToken(s.checkoutSecret, payId) || !loaded.payment.methods.includes(METHOD.webQr)) throw new CheckoutError(404, 'notFound');
+    if (token !== qrToken(s.checkoutSecret, payId) || !loaded.payment.methods.includes(METHOD.webQr)) throw gatewayError(ERRORS.paymentNotFound);
     return loaded;
   };
   app.get('/checkout/:payId/qr/:token', { schema: { hide: true, params: BankAppParams, querystring: PageQuery }, config, errorHandler }, async (request, reply) => {
     const { payment, merchant } = await bankApp(request.params);
     csp(reply, payment);
-    const c = context(request, reply, payment, merchant, langOf(request.query.lang));
+    const c = context(request, reply, payment, merchant, languageOf(request.query.lang));
     return reply.send(bankAppPage(c, request.url.split('?')[0]!));
   });
   app.post('/checkout/:payId/qr/:token', { schema: { hide: true, params: BankAppParams, body: CheckoutForm }, config: postConfig, errorHandler }, async (request, reply) => {
@@ -319,9 +299,9 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
     try {
       row = await attemptPayment(forRequest(s, request, payment.client_id), payment.pay_id, { method: METHOD.webQr, answer: { outcome: approve ? 'approve' : 'decline', ...(later ? { later: true } : {}) } });
     } catch (err) {
-      if (!(err instanceof GatewayError && err.def === ERRORS.notPayable)) throw err;
+      if (!(isGatewayError(err) && err.def === ERRORS.notPayable)) throw err;
     }
     csp(reply, row);
-    return reply.send(bankAppPage(context(request, reply, row, merchant, langOf(form.lang)), request.url, true));
+    return reply.send(bankAppPage(context(request, reply, row, merchant, languageOf(form.lang)), request.url, true));
   });
 }

@@ -4,6 +4,7 @@ import type { PaymentRow } from '../payments/row.ts';
 import { STATUS } from '../payments/state-machine.ts';
 import { formatDate, formatTime } from '../web/format.ts';
 import { fill, html, type Html } from '../web/html.ts';
+import type { LanguageLink } from '../web/language-switch.ts';
 import { resultText, type Texts } from './i18n.ts';
 import { field } from '../web/fields.ts';
 import { base, hiddenFields, money, notice, paymentShell, sandboxBox, shell, summary, type PageContext } from './layout.ts';
@@ -182,13 +183,13 @@ ${sandboxBox(c, html`<p>${later(t.sbAppLater)}</p><button type="submit" name="ou
     const title = ok ? t.cardApproved : p.status === STATUS.expired ? t.expiredTitle : t.declined;
     body = html`<section class="result result-${ok ? 'ok' : 'bad'}"><div class="result-icon">${icon(ok ? 'check' : 'cross')}</div><h1>${title}</h1>${details}<p>${t.appDone}</p></section>`;
   }
-  return shell({ t, title: t.approveTitle, brandName: t.issuer, switchUrl: c.switchUrl, sandbox: c.sandbox }, body);
+  return shell({ t, title: t.approveTitle, brandName: t.issuer, languages: c.languages, sandbox: c.sandbox }, body);
 }
 
 /** A page without a payment (unknown link, expired form, too many attempts, errors). */
-export function messagePage(t: Texts, title: string, text: string, switchUrl?: string): string {
+export function messagePage(t: Texts, title: string, text: string, languages?: LanguageLink[]): string {
   const body = html`<section class="result result-bad"><div class="result-icon">${icon('cross')}</div><h1>${title}</h1>${text ? html`<p>${text}</p>` : ''}</section>`;
-  return shell({ t, title, switchUrl }, body);
+  return shell({ t, title, languages }, body);
 }
 
 /** The way back to the shop: its return URL as the redirect would take it, or no link when it has none. */

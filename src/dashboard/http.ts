@@ -1,16 +1,20 @@
-// The dashboard's HTTP plumbing: its language (?lang=en, remembered in a cookie), the session a
-// page needs (else the sign-in page), the CSRF check of every form, and the one translation of
-// every error into a page — never JSON, never a 5xx for a client's mistake.
+// The dashboard's HTTP plumbing: its language (the browser's Accept-Language until the user chooses
+// with ?lang=, a choice remembered in a cookie), the session a page needs (else the sign-in page),
+// the CSRF check of every form, and its words and layout for the one error page (web/error-page.ts)
+// — never JSON, never a 5xx for a client's mistake.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthFailures } from '../api/auth-failures.ts';
 import { problemBody } from '../api/problem.ts';
+import type { CatalogueError } from '../api/catalogue-error.ts';
 import { ERRORS, type Operation } from '../errors/catalogue.ts';
-import { GatewayError, gatewayError } from '../errors/gateway-error.ts';
+import { gatewayError, isGatewayError, type GatewayError } from '../errors/gateway-error.ts';
+import { fromAcceptLanguage, isLanguage, type Language } from '../i18n/languages.ts';
 import type { Services } from '../services.ts';
-import { isConflict, isUnavailable } from '../store/db.ts';
+import { sendErrorPage } from '../web/error-page.ts';
 import { html } from '../web/html.ts';
+import { addressIn, languageLinks } from '../web/language-switch.ts';
 import { hmacToken, tokenMatches } from '../web/tokens.ts';
-import { isLanguage, texts, type Language, type Texts } from './i18n.ts';
+import { texts, type Texts } from './i18n.ts';
 import { SESSION_COOKIE, type ActiveSession, type Sessions } from './sessions.ts';
 import { messagePage, notice, problemBox, type Account, type Problem, type View } from './views/layout.ts';
 
@@ -46,12 +50,15 @@ export const DASHBOARD_OPERATION = { operation: 'dashboard' as const };
 /** Under /dashboard everything is a page. */
 export const isDashboardPage = (url: string) => /^\/dashboard(\/|$|\?)/.test(url);
 
-/** The language asked for (?lang=), else the remembered one, else Georgian. */
-function languageOf(request: FastifyRequest): Language {
+/**
+ * The user's choice (?lang= now, else the one remembered in the cookie), else the browser's
+ * Accept-Language, else Georgian. (docs/dashboard.md promises an English browser English pages.)
+ */
+function languageOf(request: Pick<FastifyRequest, 'query' | 'cookies' | 'headers'>): Language {
   const asked = (request.query as Record<string, unknown> | undefined)?.lang;
   if (isLanguage(asked)) return asked;
   const kept = request.cookies?.[LANG_COOKIE];
-  return isLanguage(kept) ? kept : 'ka';
+  return isLanguage(kept) ? kept : fromAcceptLanguage(request.headers?.['accept-language']);
 }
 
 /** onRequest of every dashboard route: headers of a page, the language (remembered when asked for). */
@@ -102,18 +109,12 @@ export async function checkCsrf(request: FastifyRequest): Promise<void> {
 /** The signed-in account of a page behind requireSession. */
 export const accountOf = (request: FastifyRequest): Account => request.dashboard!.account!;
 
-/** This page's address in the other language; a form's answer switches on the page it came from. */
-function switchUrl(request: FastifyRequest, t: Texts, home?: string): string {
-  const url = new URL(request.method === 'GET' || !home ? request.url : home, 'http://dashboard');
-  for (const key of ['lang', 'notice']) url.searchParams.delete(key);
-  url.searchParams.set('lang', t.lang === 'ka' ? 'en' : 'ka');
-  return `${url.pathname}?${url.searchParams.toString()}`;
-}
-
-/** What a page is rendered with. `home`: the page a form's answer stands for. */
+/** What a page is rendered with. `home`: the page a form's answer stands for (its language switch leads there). */
 export function viewOf(d: Dashboard, request: FastifyRequest, home?: string): View {
   const t = request.dashboard?.t ?? texts(languageOf(request));
-  return { t, account: request.dashboard?.account ?? null, sandbox: d.s.config.mode === 'sandbox', timeZone: d.s.config.timeZone, switchUrl: switchUrl(request, t, home) };
+  const address = request.method === 'GET' || !home ? request.url : home;
+  const languages = languageLinks(t.lang, (lang) => addressIn(address, lang, ['notice']));
+  return { t, account: request.dashboard?.account ?? null, sandbox: d.s.config.mode === 'sandbox', timeZone: d.s.config.timeZone, languages };
 }
 
 export const sendPage = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
@@ -135,52 +136,41 @@ export async function orRefusal<R>(fn: () => Promise<R>, onRefusal: (err: Gatewa
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof GatewayError && err.def.status < 500 && err.def !== ERRORS.paymentNotFound) return onRefusal(err);
+    if (isGatewayError(err) && err.def.status < 500 && err.def !== ERRORS.paymentNotFound) return onRefusal(err);
     throw err;
   }
 }
 
-interface Shown {
-  status: number;
-  title: keyof Texts;
-  text: keyof Texts;
+/** The dashboard's words for a catalogue error: a page of its own, or null for the API's words (problemBox). */
+function wording({ error, origin }: CatalogueError): { title: keyof Texts; text: keyof Texts; withRequestId?: true } | null {
+  if (origin === 'request') return { title: 'problemTitle', text: 'badRequest' };
+  if (error.def === ERRORS.csrfFailed) return { title: 'problemTitle', text: 'formExpired' };
+  if (error.def === ERRORS.tooManyRequests) return { title: 'problemTitle', text: 'tooMany' };
+  if (error.def === ERRORS.paymentNotFound) return { title: 'notFoundTitle', text: 'notFound' };
+  if (error.def === ERRORS.merchantSuspended) return { title: 'problemTitle', text: 'suspended' };
+  if (error.def === ERRORS.unavailable) return { title: 'errorTitle', text: 'unavailable' };
+  if (error.def === ERRORS.internal) return { title: 'errorTitle', text: 'internal', withRequestId: true };
+  return null;
 }
 
-/** The page for a kind of failure. */
-function shownFor(error: Error): Shown | null {
-  if (error instanceof GatewayError) {
-    if (error.def === ERRORS.csrfFailed) return { status: 403, title: 'problemTitle', text: 'formExpired' };
-    if (error.def === ERRORS.tooManyRequests) return { status: 429, title: 'problemTitle', text: 'tooMany' };
-    if (error.def === ERRORS.paymentNotFound) return { status: 404, title: 'notFoundTitle', text: 'notFound' };
-    if (error.def === ERRORS.merchantSuspended) return { status: 403, title: 'problemTitle', text: 'suspended' };
-    if (error.def === ERRORS.unavailable) return { status: 503, title: 'errorTitle', text: 'unavailable' };
-    return null; // the domain's own words (problemBox)
-  }
-  const status = (error as { statusCode?: number }).statusCode;
-  if (status && status >= 400 && status < 500) return { status, title: 'problemTitle', text: 'badRequest' };
-  if (isUnavailable(error) || isConflict(error)) return { status: 503, title: 'errorTitle', text: 'unavailable' };
-  return { status: 500, title: 'errorTitle', text: 'internal' };
+/** The dashboard's page of a catalogue error, in its layout and the user's language. */
+function errorPage(d: Dashboard, shown: CatalogueError, request: FastifyRequest): string {
+  const v = viewOf(d, request, '/dashboard/payments');
+  const back = v.account && request.method !== 'GET' ? '/dashboard/payments' : undefined;
+  const w = wording(shown);
+  if (!w) return messagePage(v, v.t.problemTitle, problemBox(v, v.t.problemTitle, problemOf(d, 'dashboard', shown.error)), back);
+  const body = w.withRequestId ? html`<p>${v.t[w.text]}</p><p>${v.t.requestId}: <code>${String(request.id)}</code></p>` : html`<p>${v.t[w.text]}</p>`;
+  return messagePage(v, v.t[w.title], body, back);
 }
 
 /**
- * The error handler of every dashboard route: a page with the message, whatever went wrong. A
- * client's mistake (a malformed form, a forged or stale form, too many attempts) keeps its 4xx
- * status; a database outage or a conflict PostgreSQL rolled back is a 503; anything else a 500
- * (logged, as conflicts are).
+ * The error handler of every dashboard route: the one error page (web/error-page.ts) with the
+ * dashboard's words, whatever went wrong. A client's mistake (a malformed form, a forged or stale
+ * form, too many attempts) keeps its 4xx status; a database outage or a conflict PostgreSQL rolled
+ * back is a 503; anything else a 500 (logged, as conflicts are).
  */
-export function sendDashboardError(d: Dashboard, error: Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const v = viewOf(d, request, '/dashboard/payments');
-  const shown = shownFor(error);
-  if (shown?.status === 500 || isConflict(error)) request.log.error({ err: error }, 'dashboard error');
-  reply.header('Content-Security-Policy', d.csp).header('Cache-Control', 'no-store');
-  if (error instanceof GatewayError && error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.retryAfterSeconds));
-  const back = request.method === 'GET' ? undefined : '/dashboard/payments';
-  if (shown) {
-    const body = shown.status === 500 ? html`<p>${v.t[shown.text]}</p><p>${v.t.requestId}: <code>${String(request.id)}</code></p>` : html`<p>${v.t[shown.text]}</p>`;
-    return sendPage(reply, messagePage(v, v.t[shown.title], body, v.account ? back : undefined), shown.status);
-  }
-  const err = error as GatewayError;
-  return sendPage(reply, messagePage(v, v.t.problemTitle, problemBox(v, v.t.problemTitle, problemOf(d, 'dashboard', err)), v.account ? back : undefined), err.def.status);
+export function sendDashboardError(d: Dashboard, error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendErrorPage({ csp: d.csp, page: (shown, r) => errorPage(d, shown, r) }, error, request, reply);
 }
 
 /** Any path under /dashboard that is no page: the dashboard's not-found page. */

@@ -1,12 +1,13 @@
-// Every text of the merchant dashboard, in Georgian (default) and English. Both dictionaries have
-// the same keys: the type makes a missing translation a compile error. Texts with {placeholders}
-// are filled by fill() / fillHtml() (src/web/html.ts). Messages of the API's rules (a refused
-// refund, an invalid URL) are shown as the API words them, in English, marked lang="en".
+// Every text of the merchant dashboard, in every language of the table (src/i18n/languages.ts). The
+// dictionaries are a Record<Language, Texts>: a missing language or translation is a compile error.
+// Texts the checkout shows too come from src/i18n/shared.ts. Texts with {placeholders} are filled by
+// fill() / fillHtml() (src/web/html.ts). Messages of the API's rules (a refused refund, an invalid
+// URL) are shown as the API words them, in English, marked lang="en".
+import { DEFAULT_LANGUAGE, isLanguage, type Language } from '../i18n/languages.ts';
+import { SHARED_TEXTS } from '../i18n/shared.ts';
 
 const en = {
-  lang: 'en',
-  locale: 'en-GB',
-  switchLanguage: 'ქართული',
+  ...SHARED_TEXTS.en,
   dashboard: 'Merchant dashboard',
   sandbox: 'Sandbox',
   skip: 'Skip to content',
@@ -22,7 +23,6 @@ const en = {
   signInTitle: 'Sign in',
   signInLead: 'Sign in to the Karibche merchant dashboard.',
   email: 'Email',
-  password: 'Password',
   signIn: 'Sign in',
   wrongPassword: 'Wrong email or password.',
   tooManyAttempts: 'Too many failed sign-in attempts. Try again in {seconds} seconds.',
@@ -70,9 +70,7 @@ const en = {
   paymentsCaption: 'Payments, newest first',
   created: 'Created',
   payId: 'Payment id',
-  amount: 'Amount',
   returned: 'Returned',
-  card: 'Card',
   nextPage: 'Next page',
   firstPage: 'First page',
 
@@ -112,7 +110,6 @@ const en = {
   confirmedAmount: 'Confirmed amount',
   returnedAmount: 'Returned amount',
   transactionId: 'Transaction id',
-  rrn: 'Bank reference (RRN)',
   resultCode: 'Result code',
   preAuth: 'Pre-authorisation',
   preAuthExpiresAt: 'Block released at',
@@ -142,12 +139,10 @@ const en = {
   cardStatus: 'State',
   timelineTitle: 'Status timeline',
   timelineCaption: 'Every status the payment went through',
-  time: 'Time',
   sequence: 'No.',
   operationsTitle: 'Refunds, voids and completions',
   operationsCaption: 'Every operation on the payment, oldest first',
   kind: 'Operation',
-  reference: 'Reference',
   noOperations: 'No operations yet.',
   callbacksTitle: 'Callbacks',
   callbackId: 'Callback id',
@@ -306,9 +301,7 @@ const en = {
 export type Texts = typeof en;
 
 const ka: Texts = {
-  lang: 'ka',
-  locale: 'ka-GE',
-  switchLanguage: 'English',
+  ...SHARED_TEXTS.ka,
   dashboard: 'მერჩანტის პანელი',
   sandbox: 'სატესტო გარემო',
   skip: 'შიგთავსზე გადასვლა',
@@ -323,7 +316,6 @@ const ka: Texts = {
   signInTitle: 'შესვლა',
   signInLead: 'შედით Karibche-ის მერჩანტის პანელში.',
   email: 'ელფოსტა',
-  password: 'პაროლი',
   signIn: 'შესვლა',
   wrongPassword: 'ელფოსტა ან პაროლი არასწორია.',
   tooManyAttempts: 'შესვლის ძალიან ბევრი წარუმატებელი მცდელობა. სცადეთ {seconds} წამში.',
@@ -369,9 +361,7 @@ const ka: Texts = {
   paymentsCaption: 'გადახდები, უახლესი პირველი',
   created: 'შექმნილია',
   payId: 'გადახდის ნომერი',
-  amount: 'თანხა',
   returned: 'დაბრუნებული',
-  card: 'ბარათი',
   nextPage: 'შემდეგი გვერდი',
   firstPage: 'პირველი გვერდი',
 
@@ -409,7 +399,6 @@ const ka: Texts = {
   confirmedAmount: 'დადასტურებული თანხა',
   returnedAmount: 'დაბრუნებული თანხა',
   transactionId: 'ტრანზაქციის ნომერი',
-  rrn: 'ბანკის ნომერი (RRN)',
   resultCode: 'შედეგის კოდი',
   preAuth: 'წინასწარი ავტორიზაცია',
   preAuthExpiresAt: 'ბლოკი მოიხსნება',
@@ -439,12 +428,10 @@ const ka: Texts = {
   cardStatus: 'მდგომარეობა',
   timelineTitle: 'სტატუსების ისტორია',
   timelineCaption: 'ყველა სტატუსი, რომელიც გადახდამ გაიარა',
-  time: 'დრო',
   sequence: '№',
   operationsTitle: 'დაბრუნებები, გაუქმებები და დასრულებები',
   operationsCaption: 'გადახდის ყველა ოპერაცია, უძველესი პირველი',
   kind: 'ოპერაცია',
-  reference: 'ოპერაციის ნომერი',
   noOperations: 'ოპერაციები ჯერ არ არის.',
   callbacksTitle: 'შეტყობინებები',
   callbackId: 'შეტყობინების ნომერი',
@@ -596,14 +583,10 @@ const ka: Texts = {
   suspendedStatus: 'შეჩერებული',
 };
 
-export const TEXTS = { ka, en } as const;
-export type Language = keyof typeof TEXTS;
-export const LANGUAGES = Object.keys(TEXTS) as Language[];
+export const TEXTS: Record<Language, Texts> = { ka, en };
 
-export const isLanguage = (v: unknown): v is Language => typeof v === 'string' && Object.hasOwn(TEXTS, v);
-
-/** The texts of a language; Georgian unless English is asked for. */
-export const texts = (lang: unknown): Texts => (isLanguage(lang) ? TEXTS[lang] : ka);
+/** The texts of a language; the default's for anything that is not one of ours. */
+export const texts = (lang: unknown): Texts => TEXTS[isLanguage(lang) ? lang : DEFAULT_LANGUAGE];
 
 /** A text of a family (st_, m, op_, …) by its key, or the raw value when there is no such text. */
 export function named(t: Texts, prefix: string, value: string | number | null | undefined): string {

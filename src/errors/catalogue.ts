@@ -38,7 +38,9 @@ export const MERCHANT_OPERATIONS: readonly Operation[] = [
   'events',
 ];
 const POST_OPERATIONS: readonly Operation[] = ['create-payment', 'cancel-payment', 'complete-payment', 'execute-payment', 'delete-card', 'callbacks', 'api-keys'];
-const BODY_OPERATIONS: readonly Operation[] = ['access-token', ...POST_OPERATIONS, 'admin', 'sandbox'];
+/** The pages a person reads (web/error-page.ts shows these errors as a page in the surface's words). */
+const PAGE_OPERATIONS: readonly Operation[] = ['checkout', 'dashboard'];
+const BODY_OPERATIONS: readonly Operation[] = ['access-token', ...POST_OPERATIONS, 'admin', 'sandbox', ...PAGE_OPERATIONS];
 const ALL: readonly Operation[] = OPERATIONS;
 
 export interface ErrorDef {
@@ -61,7 +63,7 @@ const CREATE: readonly Operation[] = ['create-payment'];
 
 export const ERRORS = {
   // Shared by every operation.
-  invalidRequest: def(400, '001', 'Invalid request', [...BODY_OPERATIONS, 'get-payment', 'list-payments', 'request-log', 'events', 'checkout', 'dashboard'], 'One or more fields are invalid; `invalidParams` lists each with the reason (and its own systemCode when a specific rule failed).'),
+  invalidRequest: def(400, '001', 'Invalid request', [...BODY_OPERATIONS, 'get-payment', 'list-payments', 'request-log', 'events'], 'One or more fields are invalid; `invalidParams` lists each with the reason (and its own systemCode when a specific rule failed).'),
   malformedBody: def(400, '002', 'Malformed request body', BODY_OPERATIONS, 'The body is not valid JSON (or form data) for its Content-Type.'),
   invalidApiKey: def(401, '001', 'Invalid API key', ['access-token', ...MERCHANT_OPERATIONS, 'sandbox'], 'The `apikey` header is missing, unknown, revoked, or belongs to another merchant than the token.'),
   invalidToken: def(401, '002', 'Invalid access token', [...MERCHANT_OPERATIONS, 'sandbox'], 'The bearer token is missing, malformed, expired, forged, or was issued before the client secret was rotated. Get a new one from /access-token.'),
@@ -75,7 +77,7 @@ export const ERRORS = {
   methodNotAllowed: def(405, '001', 'Method not allowed', ['system'], 'The endpoint exists but not with this HTTP method.'),
   idempotencyInProgress: def(409, '001', 'Request in progress', POST_OPERATIONS, 'A request with this Idempotency-Key is still being processed; retry after it finishes.'),
   payloadTooLarge: def(413, '001', 'Request body too large', BODY_OPERATIONS, 'Request bodies are limited to 64 KiB.'),
-  unsupportedMediaType: def(415, '001', 'Unsupported media type', BODY_OPERATIONS, 'Send `application/json` (the access-token endpoint also takes `application/x-www-form-urlencoded`).'),
+  unsupportedMediaType: def(415, '001', 'Unsupported media type', BODY_OPERATIONS, 'Send `application/json` (the access-token endpoint and the checkout\'s and dashboard\'s forms take `application/x-www-form-urlencoded`).'),
   idempotencyMismatch: def(422, '001', 'Idempotency key reused', POST_OPERATIONS, 'This Idempotency-Key was used within 24 h for a different request body or endpoint.'),
   tooManyRequests: def(429, '001', 'Too many requests', ALL, 'Rate limit reached; wait for the number of seconds in `Retry-After`.'),
   internal: def(500, '001', 'Internal error', ALL, 'An unexpected error; nothing was changed unless the payment shows otherwise. Logged with the request id.'),

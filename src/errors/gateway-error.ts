@@ -42,6 +42,9 @@ export class GatewayError extends Error {
   }
 }
 
+/** The type guard for whatever was thrown: a catalogue error, or something else (never cast). */
+export const isGatewayError = (thrown: unknown): thrown is GatewayError => thrown instanceof GatewayError;
+
 export function gatewayError(def: ErrorDef, options: GatewayErrorOptions = {}): GatewayError {
   return new GatewayError(def, options);
 }

@@ -36,6 +36,8 @@ export function mainText(body: string): string {
 
 export class DashboardBrowser {
   readonly cookies = new Map<string, string>();
+  /** The browser's Accept-Language header, when it sends one. */
+  acceptLanguage: string | undefined;
 
   constructor(
     readonly app: FastifyInstance,
@@ -58,8 +60,12 @@ export class DashboardBrowser {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   }
 
+  private get sent(): Record<string, string> {
+    return { cookie: this.cookieHeader, ...(this.acceptLanguage === undefined ? {} : { 'accept-language': this.acceptLanguage }) };
+  }
+
   async get(url: string): Promise<LightMyRequestResponse> {
-    return this.keep(await this.app.inject({ method: 'GET', url, remoteAddress: this.remoteAddress, headers: { cookie: this.cookieHeader } }));
+    return this.keep(await this.app.inject({ method: 'GET', url, remoteAddress: this.remoteAddress, headers: this.sent }));
   }
 
   /** Posts a form as a browser does (repeated fields for arrays). */
@@ -67,7 +73,7 @@ export class DashboardBrowser {
     const body = new URLSearchParams();
     for (const [k, v] of Object.entries(form)) for (const x of v === undefined ? [] : Array.isArray(v) ? v : [v]) body.append(k, x);
     return this.keep(
-      await this.app.inject({ method: 'POST', url, remoteAddress: this.remoteAddress, headers: { cookie: this.cookieHeader, 'content-type': 'application/x-www-form-urlencoded' }, payload: body.toString() }),
+      await this.app.inject({ method: 'POST', url, remoteAddress: this.remoteAddress, headers: { ...this.sent, 'content-type': 'application/x-www-form-urlencoded' }, payload: body.toString() }),
     );
   }
 

@@ -6,6 +6,7 @@ import type { Merchant } from '../../merchants/merchant.ts';
 import { formatAmount } from '../../web/format.ts';
 import type { PaymentRow } from '../../payments/row.ts';
 import { fill, html, type Html } from '../../web/html.ts';
+import { languageSwitch, type LanguageLink } from '../../web/language-switch.ts';
 import { named, type Texts } from '../i18n.ts';
 
 export type Section = 'payments' | 'callbacks' | 'developers' | 'settings';
@@ -24,8 +25,8 @@ export interface View {
   account: Account | null;
   sandbox: boolean;
   timeZone: string;
-  /** This page in the other language. */
-  switchUrl: string;
+  /** This page in every other language. */
+  languages: LanguageLink[];
 }
 
 /** A refusal as the merchant API answers it (api/problem.ts problemBody): rendered word for word. */
@@ -141,9 +142,8 @@ function brand(m: Merchant): Html {
 /** A whole page. `section` marks the navigation entry of the page. */
 export function page(v: View, title: string, main: Html, section?: Section): string {
   const t = v.t;
-  const other = t.lang === 'ka' ? 'en' : 'ka';
   const a = v.account;
-  const lang = html`<a class="lang" href="${v.switchUrl}" lang="${other}" hreflang="${other}">${t.switchLanguage}</a>`;
+  const lang = languageSwitch(v.languages);
   const header = a
     ? html`<div class="bar">${brand(a.merchant)}${v.sandbox ? html`<span class="env">${t.sandbox}</span>` : ''}
 <div class="account"><span class="who"><span class="sr-only">${t.signedInAs} </span>${a.email}</span>${lang}<form method="post" action="/dashboard/sign-out">${csrfField(v)}<button type="submit" class="link">${t.signOut}</button></form></div></div>

@@ -3,6 +3,7 @@
 // payment allows.
 import type { AttemptRow, DeliveryRow } from '../../callbacks/store.ts';
 import { callbackId } from '../../callbacks/ids.ts';
+import { DEFAULT_LANGUAGE, LANGUAGE_INFO, languageOf } from '../../i18n/languages.ts';
 import type { PaymentDetails } from '../../payments/details.ts';
 import type { PaymentRow } from '../../payments/row.ts';
 import type { SavedCardRow } from '../../payments/saved-cards.ts';
@@ -46,7 +47,7 @@ function details(v: View, s: PaymentState): Html {
     [t.methodsOffered, row.methods.map((x) => methodLabel(x, t.lang)).join(', ')],
     [t.cardNumber, code(p.paymentCardNumber)],
     [t.transactionId, code(p.transactionId)],
-    [t.rrn, code(p.rrn)],
+    [t.bankReference, code(p.rrn)],
     [t.resultCode, code(p.resultCode)],
     [t.preAuth, yesNo(v, p.preAuth)],
     [t.preAuthExpiresAt, p.preAuthExpiresAt ? when(v, p.preAuthExpiresAt) : null],
@@ -57,7 +58,7 @@ function details(v: View, s: PaymentState): Html {
     [t.extra2, code(p.extra2)],
     [t.returnUrl, code(row.return_url)],
     [t.callbackUrl, code(row.callback_url)],
-    [t.language, row.language === 'EN' ? 'English' : 'ქართული'],
+    [t.language, LANGUAGE_INFO[languageOf(row.language) ?? DEFAULT_LANGUAGE].name],
     [t.attempts, row.attempts],
     [t.created, when(v, p.createdAt)],
     [t.expiresAt, when(v, p.expiresAt)],
