@@ -104,10 +104,10 @@ if (backends.includes('postgres')) {
 }
 process.env.KARIBCHE_TEST_BACKENDS = backends.join(',');
 
-// The lint first: it takes seconds where the typecheck takes a minute. Formatting is not checked
-// yet (`npm run format:check`): the tree is formatted once, in its own commit, after the open branches merge.
+// The lint and the format check first: they take seconds where the typecheck takes a minute.
 if (!only.length) {
   run('npm', ['run', '--silent', 'lint']);
+  run('npm', ['run', '--silent', 'format:check']);
   run('npx', ['tsc', '--noEmit']);
 }
 run(process.execPath, ['--import', 'tsx', 'scripts/prepare-test-db.ts']);
