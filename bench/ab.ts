@@ -11,7 +11,19 @@ import fs from 'node:fs';
 import { SERVER_URL } from '../src/testing/databases.ts';
 import { startPgbouncer, type Pgbouncer } from '../src/testing/pgbouncer.ts';
 import pg from 'pg';
-import { CONNECTIONS, PAYMENT, createDatabase, freePort, load, peakRssTree, startGateway, startProcess, warm, type Load, type Proc } from './run.ts';
+import {
+  CONNECTIONS,
+  PAYMENT,
+  createDatabase,
+  freePort,
+  load,
+  peakRssTree,
+  startGateway,
+  startProcess,
+  warm,
+  type Load,
+  type Proc,
+} from './run.ts';
 
 interface Variant {
   name: string;
@@ -33,13 +45,26 @@ function residentByKind(pid: number): string {
     if (m) {
       const mb = (parseInt(m[2]!, 16) - parseInt(m[1]!, 16)) / 2 ** 20;
       const file = m[4]!;
-      kind = file.endsWith('/node') ? 'node binary' : file.startsWith('[') ? file : file ? 'other files' : mb >= 128 ? 'wasm memory' : m[3]!.includes('x') ? 'anon code' : 'anon';
+      kind = file.endsWith('/node')
+        ? 'node binary'
+        : file.startsWith('[')
+          ? file
+          : file
+            ? 'other files'
+            : mb >= 128
+              ? 'wasm memory'
+              : m[3]!.includes('x')
+                ? 'anon code'
+                : 'anon';
       continue;
     }
     const rss = /^Rss:\s+(\d+) kB/.exec(line);
     if (rss) sums.set(kind, (sums.get(kind) ?? 0) + Number(rss[1]) / 1024);
   }
-  return [...sums].filter(([, mb]) => mb >= 1).map(([k, mb]) => `${k} ${Math.round(mb)}`).join(', ');
+  return [...sums]
+    .filter(([, mb]) => mb >= 1)
+    .map(([k, mb]) => `${k} ${Math.round(mb)}`)
+    .join(', ');
 }
 /** CPU seconds used so far by these processes (/proc/PID/stat: user + system). */
 function cpuSeconds(pids: number[]): number {
@@ -61,7 +86,9 @@ async function backendPids(dbName: string): Promise<number[]> {
   const c = new pg.Client({ connectionString: SERVER_URL });
   await c.connect();
   try {
-    return (await c.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [dbName])).rows.map((r) => r.pid);
+    return (await c.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [dbName])).rows.map(
+      (r) => r.pid,
+    );
   } finally {
     await c.end();
   }
@@ -72,7 +99,10 @@ async function insertCounters(url: string): Promise<{ statements: number; rows: 
   try {
     const text = await (await fetch(`${new URL(url).origin}/metrics`)).text();
     const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
-    const c = { statements: read('karibche_payment_insert_statements_total'), rows: read('karibche_payment_insert_rows_total') };
+    const c = {
+      statements: read('karibche_payment_insert_statements_total'),
+      rows: read('karibche_payment_insert_rows_total'),
+    };
     return Number.isNaN(c.statements) ? null : c;
   } catch {
     return null;
@@ -87,7 +117,15 @@ interface Round extends Load {
   serverCpuMs: number;
   dbCpuMs: number;
 }
-const targets: { v: Variant; proc: Proc; url: string; headers: Record<string, string>; runs: Round[]; dbName?: string; drop?: () => Promise<void> }[] = [];
+const targets: {
+  v: Variant;
+  proc: Proc;
+  url: string;
+  headers: Record<string, string>;
+  runs: Round[];
+  dbName?: string;
+  drop?: () => Promise<void>;
+}[] = [];
 let bouncer: Pgbouncer | null = null;
 try {
   for (const v of variants) {
@@ -96,13 +134,36 @@ try {
     if (viaBouncer) bouncer ??= await startPgbouncer(SERVER_URL, 20);
     if (v.floor) {
       const port = await freePort();
-      const proc = await startProcess(['--import', 'tsx', 'bench/floor-server.ts'], { DATABASE_URL: db!.url, PORT: String(port) });
-      targets.push({ v, proc, url: `http://127.0.0.1:${port}/floor`, headers: {}, runs: [], dbName: new URL(db!.url).pathname.slice(1), drop: db!.drop });
+      const proc = await startProcess(['--import', 'tsx', 'bench/floor-server.ts'], {
+        DATABASE_URL: db!.url,
+        PORT: String(port),
+      });
+      targets.push({
+        v,
+        proc,
+        url: `http://127.0.0.1:${port}/floor`,
+        headers: {},
+        runs: [],
+        dbName: new URL(db!.url).pathname.slice(1),
+        drop: db!.drop,
+      });
       continue;
     }
-    const env = { ...v.env, ...(db ? { DATABASE_URL: viaBouncer ? bouncer!.urlFor(db.url) : db.url } : {}), ...(viaBouncer ? { KARIBCHE_DATABASE_DIRECT_URL: db!.url } : {}) };
+    const env = {
+      ...v.env,
+      ...(db ? { DATABASE_URL: viaBouncer ? bouncer!.urlFor(db.url) : db.url } : {}),
+      ...(viaBouncer ? { KARIBCHE_DATABASE_DIRECT_URL: db!.url } : {}),
+    };
     const gw = await startGateway(env, 0, { flags: v.flags?.split(' ').filter(Boolean), bundle: v.bundle });
-    targets.push({ v, proc: gw.proc, url: gw.url, headers: gw.headers, runs: [], dbName: db ? new URL(db.url).pathname.slice(1) : undefined, drop: db?.drop });
+    targets.push({
+      v,
+      proc: gw.proc,
+      url: gw.url,
+      headers: gw.headers,
+      runs: [],
+      dbName: db ? new URL(db.url).pathname.slice(1) : undefined,
+      drop: db?.drop,
+    });
   }
   for (const t of targets) await warm(t.url, t.headers, PAYMENT);
   for (let i = 0; i < ROUNDS; i++) {
@@ -110,7 +171,10 @@ try {
     // database's checkpoint, the other process's garbage) measured up to 15% worse for its place.
     for (const t of targets.map((_, k) => targets[(k + i) % targets.length]!)) {
       const server = peakRssTree(t.proc.child.pid!).map((p) => p.pid);
-      const dbPids = async () => [...(t.dbName ? await backendPids(t.dbName) : []), ...(t.v.env?.DATABASE_URL === 'pgbouncer' && bouncer ? [bouncer.pid] : [])];
+      const dbPids = async () => [
+        ...(t.dbName ? await backendPids(t.dbName) : []),
+        ...(t.v.env?.DATABASE_URL === 'pgbouncer' && bouncer ? [bouncer.pid] : []),
+      ];
       const db = await dbPids();
       const inserts = t.v.floor ? null : await insertCounters(t.url);
       const before = [cpuSeconds(server), cpuSeconds(db)];
@@ -118,11 +182,20 @@ try {
       // Backends a pool opened during the round count whole (an idle pool closes its connections).
       const dbAfter = cpuSeconds(db) + cpuSeconds((await dbPids()).filter((p) => !db.includes(p)));
       const perRequest = (a: number, b: number) => Number(((1000 * (b - a)) / Math.max(1, l.requests)).toFixed(3));
-      const r = { ...l, serverCpuMs: perRequest(before[0]!, cpuSeconds(server)), dbCpuMs: perRequest(before[1]!, dbAfter) };
+      const r = {
+        ...l,
+        serverCpuMs: perRequest(before[0]!, cpuSeconds(server)),
+        dbCpuMs: perRequest(before[1]!, dbAfter),
+      };
       t.runs.push(r);
       const insertsAfter = inserts && (await insertCounters(t.url));
-      const perStatement = inserts && insertsAfter ? `  rows/insert ${((insertsAfter.rows - inserts.rows) / Math.max(1, insertsAfter.statements - inserts.statements)).toFixed(1)}` : '';
-      console.log(`round ${i + 1} ${t.v.name.padEnd(16)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  errors ${r.non2xx + r.errors}  CPU ms/request: server ${r.serverCpuMs}, database ${r.dbCpuMs}${perStatement}`);
+      const perStatement =
+        inserts && insertsAfter
+          ? `  rows/insert ${((insertsAfter.rows - inserts.rows) / Math.max(1, insertsAfter.statements - inserts.statements)).toFixed(1)}`
+          : '';
+      console.log(
+        `round ${i + 1} ${t.v.name.padEnd(16)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  errors ${r.non2xx + r.errors}  CPU ms/request: server ${r.serverCpuMs}, database ${r.dbCpuMs}${perStatement}`,
+      );
     }
   }
   const first = median(targets[0]!.runs.map((r) => r.rps));
@@ -133,7 +206,8 @@ try {
     console.log(
       `${t.v.name.padEnd(16)} ${String(rps).padStart(6)} req/s (×${(rps / first).toFixed(2)} of ${targets[0]!.v.name})  p99 ${median(t.runs.map((r) => r.p99))} ms  rounds ${t.runs.map((r) => r.rps).join('/')}  CPU ms/request server ${median(t.runs.map((r) => r.serverCpuMs))} + database ${median(t.runs.map((r) => r.dbCpuMs))}  peak RSS ${rss.join('+')} MB`,
     );
-    if (process.env.AB_SMAPS) for (const p of peakRssTree(t.proc.child.pid!)) console.log(`  ${p.pid} resident now: ${residentByKind(p.pid)}`);
+    if (process.env.AB_SMAPS)
+      for (const p of peakRssTree(t.proc.child.pid!)) console.log(`  ${p.pid} resident now: ${residentByKind(p.pid)}`);
   }
 } finally {
   for (const t of targets) {

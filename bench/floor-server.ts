@@ -8,7 +8,11 @@ const url = process.env.DATABASE_URL!;
 const port = Number(process.env.PORT ?? 8090);
 // Idle connections are kept (pg closes them after 10 s by default): between its rounds the floor
 // would otherwise reconnect, and fail with 53300 when a shared server is full, as it did once.
-const pool = new pg.Pool({ connectionString: url, max: Number(process.env.KARIBCHE_DB_POOL ?? 20), idleTimeoutMillis: 0 });
+const pool = new pg.Pool({
+  connectionString: url,
+  max: Number(process.env.KARIBCHE_DB_POOL ?? 20),
+  idleTimeoutMillis: 0,
+});
 await pool.query(`CREATE TABLE IF NOT EXISTS floor_payments (
   pay_id text PRIMARY KEY, client_id text NOT NULL, status text NOT NULL, currency text NOT NULL, amount bigint NOT NULL,
   return_url text NOT NULL, methods int[] NOT NULL, expires_at timestamptz NOT NULL, created_at timestamptz NOT NULL)`);
@@ -21,7 +25,15 @@ app.post('/floor', async (request) => {
   await pool.query(
     `INSERT INTO floor_payments (pay_id, client_id, status, currency, amount, return_url, methods, expires_at, created_at)
      VALUES ($1, 'floor', 'Created', $2, $3, $4, $5, $6, $7)`,
-    [payId, body.amount.currency, Math.round(body.amount.total), body.returnurl, [4, 5, 7], new Date(now.getTime() + 720_000), now],
+    [
+      payId,
+      body.amount.currency,
+      Math.round(body.amount.total),
+      body.returnurl,
+      [4, 5, 7],
+      new Date(now.getTime() + 720_000),
+      now,
+    ],
   );
   return { payId, status: 'Created' };
 });

@@ -6,7 +6,8 @@
 import pg from 'pg';
 import { ADMIN, CONNECTIONS, call, merchantHeaders } from './run.ts';
 
-const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : 0);
+const pct = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : 0;
 
 export interface OpsRound {
   merchants: number;
@@ -29,17 +30,33 @@ type Headers = Record<string, string>;
 /** `perMerchant` paid payments (every other one a pre-authorisation) of each merchant, made through the API. */
 async function preparePaid(base: string, merchants: Headers[], perMerchant: number): Promise<Paid[][]> {
   const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
-  const jobs = merchants.flatMap((h, m) => Array.from({ length: perMerchant }, (_, i) => ({ h, m, preAuth: i % 2 === 1 })));
+  const jobs = merchants.flatMap((h, m) =>
+    Array.from({ length: perMerchant }, (_, i) => ({ h, m, preAuth: i % 2 === 1 })),
+  );
   const out: Paid[][] = merchants.map(() => []);
   let next = 0;
   await Promise.all(
     Array.from({ length: 32 }, async () => {
       while (next < jobs.length) {
         const job = jobs[next++]!;
-        const body = JSON.stringify({ amount: { currency: 'GEL', total: '25.40' }, returnurl: 'https://shop.example/return', preAuth: job.preAuth });
-        const created = await call('POST', `${base}/v1/gateway/payments`, { ...job.h, 'content-type': 'application/json' }, body);
+        const body = JSON.stringify({
+          amount: { currency: 'GEL', total: '25.40' },
+          returnurl: 'https://shop.example/return',
+          preAuth: job.preAuth,
+        });
+        const created = await call(
+          'POST',
+          `${base}/v1/gateway/payments`,
+          { ...job.h, 'content-type': 'application/json' },
+          body,
+        );
         const { payId } = created.json<{ payId: string }>();
-        const paid = await call('POST', `${base}/sandbox/v1/payments/${payId}/simulate`, admin, JSON.stringify({ method: 5, card: '4111111111111111' }));
+        const paid = await call(
+          'POST',
+          `${base}/sandbox/v1/payments/${payId}/simulate`,
+          admin,
+          JSON.stringify({ method: 5, card: '4111111111111111' }),
+        );
         if (paid.status !== 200) throw new Error(`simulate ${paid.status}`);
         out[job.m]!.push({ payId, preAuth: job.preAuth });
       }
@@ -72,7 +89,11 @@ function sampleWaits(dbUrl: string): { stop(): Promise<Record<string, number>> }
     async stop() {
       running = false;
       await done;
-      return Object.fromEntries(Object.entries(counts).sort((a, b) => b[1] - a[1]).slice(0, 6));
+      return Object.fromEntries(
+        Object.entries(counts)
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 6),
+      );
     },
   };
 }
@@ -87,17 +108,34 @@ async function operate(base: string, queues: { h: Headers; todo: Paid[] }[]): Pr
       for (let p = todo.pop(); p; p = todo.pop()) {
         const started = performance.now();
         const res = p.preAuth
-          ? await call('POST', `${base}/v1/gateway/payments/${p.payId}/completion`, { ...h, 'content-type': 'application/json' }, '{"amount":25.40}')
-          : await call('POST', `${base}/v1/gateway/payments/${p.payId}/cancel`, { ...h, 'content-type': 'application/json' }, '{}');
+          ? await call(
+              'POST',
+              `${base}/v1/gateway/payments/${p.payId}/completion`,
+              { ...h, 'content-type': 'application/json' },
+              '{"amount":25.40}',
+            )
+          : await call(
+              'POST',
+              `${base}/v1/gateway/payments/${p.payId}/cancel`,
+              { ...h, 'content-type': 'application/json' },
+              '{}',
+            );
         const status = res.json<{ status?: string }>().status;
-        if (res.status === 200 && status === (p.preAuth ? 'Succeeded' : 'Returned')) latencies.push(performance.now() - started);
+        if (res.status === 200 && status === (p.preAuth ? 'Succeeded' : 'Returned'))
+          latencies.push(performance.now() - started);
         else errors++;
       }
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
   latencies.sort((a, b) => a - b);
-  return { opsPerSecond: Math.round(latencies.length / seconds), p50: Number(pct(latencies, 50).toFixed(1)), p99: Number(pct(latencies, 99).toFixed(1)), operations: latencies.length, errors };
+  return {
+    opsPerSecond: Math.round(latencies.length / seconds),
+    p50: Number(pct(latencies, 50).toFixed(1)),
+    p99: Number(pct(latencies, 99).toFixed(1)),
+    operations: latencies.length,
+    errors,
+  };
 }
 
 /**
@@ -106,18 +144,29 @@ async function operate(base: string, queues: { h: Headers; todo: Paid[] }[]): Pr
  */
 export async function benchMerchantOps(base: string, dbUrl: string, opts: { rounds: number; perRound: number }) {
   const hot = await merchantHeaders(base, 'Bench ops, one merchant');
-  const spread = await Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => merchantHeaders(base, `Bench ops ${i + 1}`)));
+  const spread = await Promise.all(
+    Array.from({ length: CONNECTIONS }, (_, i) => merchantHeaders(base, `Bench ops ${i + 1}`)),
+  );
   const per = Math.ceil(opts.perRound / CONNECTIONS);
   const results: { one: OpsRound[]; many: OpsRound[] } = { one: [], many: [] };
   for (let r = 0; r < opts.rounds; r++) {
-    const [[hotPaid], spreadPaid] = await Promise.all([preparePaid(base, [hot], per * CONNECTIONS), preparePaid(base, spread, per)]);
+    const [[hotPaid], spreadPaid] = await Promise.all([
+      preparePaid(base, [hot], per * CONNECTIONS),
+      preparePaid(base, spread, per),
+    ]);
     // One merchant: every connection takes the next payment from the one shared queue.
     const shared = hotPaid!;
     const waits = sampleWaits(dbUrl);
-    const one = await operate(base, Array.from({ length: CONNECTIONS }, () => ({ h: hot, todo: shared })));
+    const one = await operate(
+      base,
+      Array.from({ length: CONNECTIONS }, () => ({ h: hot, todo: shared })),
+    );
     results.one.push({ merchants: 1, ...one, waits: await waits.stop() });
     const spreadWaits = sampleWaits(dbUrl);
-    const many = await operate(base, spread.map((h, i) => ({ h, todo: spreadPaid[i]! })));
+    const many = await operate(
+      base,
+      spread.map((h, i) => ({ h, todo: spreadPaid[i]! })),
+    );
     results.many.push({ merchants: CONNECTIONS, ...many, waits: await spreadWaits.stop() });
   }
   return results;

@@ -20,7 +20,14 @@ describe('benchmark script', () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--quick'], {
       // Small pools: the test files share the server's connections, and this run has the floor, a
       // gateway of one worker and one of two up at once (5 + 5 + 2 × 5, and a LISTEN each).
-      env: { ...process.env, BENCH_DURATION: '1', BENCH_CONNECTIONS: '8', BENCH_OUT: out, KARIBCHE_DB_POOL: '5', BENCH_WORKERS: '' },
+      env: {
+        ...process.env,
+        BENCH_DURATION: '1',
+        BENCH_CONNECTIONS: '8',
+        BENCH_OUT: out,
+        KARIBCHE_DB_POOL: '5',
+        BENCH_WORKERS: '',
+      },
     });
     assert.match(stdout, /create-payment \/ floor = /);
     const r = JSON.parse(fs.readFileSync(out, 'utf8'));

@@ -20,7 +20,9 @@ import { benchMerchantOps, type OpsRound } from './merchant-ops.ts';
 const SERVER_URL = process.env.KARIBCHE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const QUICK = process.argv.includes('--quick');
 /** --only=floor,pg,ops,checkout,callbacks,pglite runs a subset (for experiments); the README figures come from full runs. */
-const ONLY = new Set((process.argv.find((a) => a.startsWith('--only='))?.slice(7) ?? 'floor,pg,ops,checkout,callbacks,pglite').split(','));
+const ONLY = new Set(
+  (process.argv.find((a) => a.startsWith('--only='))?.slice(7) ?? 'floor,pg,ops,checkout,callbacks,pglite').split(','),
+);
 /** Lifecycle arrival rates (payments/s): one the machine sustains, and the target. */
 const CALLBACK_RATES = (process.env.BENCH_CALLBACK_RATE ?? '200,400,500').split(',').map(Number);
 const DURATION = Number(process.env.BENCH_DURATION ?? (QUICK ? 2 : 10));
@@ -42,7 +44,11 @@ export interface Proc {
 }
 
 export async function startProcess(args: string[], env: Record<string, string>): Promise<Proc> {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   // Only the tail is kept: a gateway logging every request under load writes megabytes a second.
   let out = '';
   const keep = (d: Buffer) => (out = (out + d).slice(-64_000));
@@ -67,7 +73,12 @@ export async function startProcess(args: string[], env: Record<string, string>):
 export function peakRssTree(pid: number): { pid: number; peakRssMb: number | null }[] {
   let children: number[] = [];
   try {
-    children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    children = fs
+      .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
   } catch {
     children = [];
   }
@@ -79,7 +90,10 @@ function cpuSnapshot(gatewayPid: number): { gateway: number; postgres: number; l
   const ticks = (pid: string) => {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), cpu: (Number(f[11]) + Number(f[12])) / 100 };
+    return {
+      comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+      cpu: (Number(f[11]) + Number(f[12])) / 100,
+    };
   };
   const gateway = new Set(peakRssTree(gatewayPid).map((p) => String(p.pid)));
   const out = { gateway: 0, postgres: 0, loadGenerator: ticks(String(process.pid)).cpu, at: Date.now() };
@@ -99,7 +113,11 @@ function cpuSnapshot(gatewayPid: number): { gateway: number; postgres: number; l
 function coresUsed(a: ReturnType<typeof cpuSnapshot>, b: ReturnType<typeof cpuSnapshot>) {
   const s = (b.at - a.at) / 1000;
   const r = (x: number) => Number((x / s).toFixed(2));
-  return { gateway: r(b.gateway - a.gateway), postgres: r(b.postgres - a.postgres), loadGeneratorAndReceiver: r(b.loadGenerator - a.loadGenerator) };
+  return {
+    gateway: r(b.gateway - a.gateway),
+    postgres: r(b.postgres - a.postgres),
+    loadGeneratorAndReceiver: r(b.loadGenerator - a.loadGenerator),
+  };
 }
 
 /** Peak resident set size (VmHWM) of a process, in MB. */
@@ -115,17 +133,30 @@ export function peakRssMb(pid: number): number | null {
 // The load's HTTP client (checkout create + pay, lifecycle): node:http with keep-alive rather than fetch, which costs this process about
 // twice the CPU per request, CPU the gateway and PostgreSQL share with it on this machine.
 const clientAgent = new http.Agent({ keepAlive: true, maxSockets: 512 });
-export function call(method: string, url: string, headers: Record<string, string>, body?: string): Promise<{ status: number; json<T>(): T }> {
+export function call(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; json<T>(): T }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent: clientAgent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode!, json: <T>() => JSON.parse(text) as T });
-      });
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      {
+        method,
+        headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        agent: clientAgent,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode!, json: <T>() => JSON.parse(text) as T });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -173,24 +204,63 @@ export interface Load {
 
 /** Load until `WARMUP_REQUESTS` have been answered, figures discarded. */
 export async function warm(url: string, headers: Record<string, string>, body: string): Promise<void> {
-  await autocannon({ url, method: 'POST', connections: CONNECTIONS, amount: WARMUP_REQUESTS, headers: { 'content-type': 'application/json', ...headers }, body });
+  await autocannon({
+    url,
+    method: 'POST',
+    connections: CONNECTIONS,
+    amount: WARMUP_REQUESTS,
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
 }
 
-export async function load(url: string, headers: Record<string, string>, body: string, duration: number): Promise<Load> {
-  const r = await autocannon({ url, method: 'POST', connections: CONNECTIONS, duration, headers: { 'content-type': 'application/json', ...headers }, body });
-  return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, requests: r.requests.total };
+export async function load(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  duration: number,
+): Promise<Load> {
+  const r = await autocannon({
+    url,
+    method: 'POST',
+    connections: CONNECTIONS,
+    duration,
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
+  return {
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    requests: r.requests.total,
+  };
 }
 
 export async function merchantHeaders(base: string, name = 'Bench'): Promise<Record<string, string>> {
   const auth = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
-  const created = await (await fetch(`${base}/admin/v1/merchants`, { method: 'POST', headers: auth, body: JSON.stringify({ name, currencies: ['GEL'], methods: [4, 5, 7] }) })).json();
+  const created = await (
+    await fetch(`${base}/admin/v1/merchants`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ name, currencies: ['GEL'], methods: [4, 5, 7] }),
+    })
+  ).json();
   const c = created.credentials;
-  const tok = await (await fetch(`${base}/v1/gateway/access-token`, { method: 'POST', headers: { apikey: c.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ client_id: c.clientId, client_secret: c.clientSecret }) })).json();
+  const tok = await (
+    await fetch(`${base}/v1/gateway/access-token`, {
+      method: 'POST',
+      headers: { apikey: c.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id: c.clientId, client_secret: c.clientSecret }),
+    })
+  ).json();
   return { apikey: c.apiKey, authorization: `Bearer ${tok.access_token}` };
 }
 
 /** Percentile of sorted latencies (ms). */
-const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : 0);
+const pct = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : 0;
 
 /** `concurrency` workers repeating `step` for `seconds`; per-step latencies and completions per second. */
 export async function closedLoop(concurrency: number, seconds: number, step: () => Promise<void>) {
@@ -211,7 +281,13 @@ export async function closedLoop(concurrency: number, seconds: number, step: () 
     }),
   );
   latencies.sort((a, b) => a - b);
-  return { perSecond: Math.round(latencies.length / seconds), p50: Number(pct(latencies, 50).toFixed(1)), p99: Number(pct(latencies, 99).toFixed(1)), completed: latencies.length, errors };
+  return {
+    perSecond: Math.round(latencies.length / seconds),
+    p50: Number(pct(latencies, 50).toFixed(1)),
+    p99: Number(pct(latencies, 99).toFixed(1)),
+    completed: latencies.length,
+    errors,
+  };
 }
 
 /** Bytes of a page and of everything it loads (stylesheets, scripts, images). */
@@ -224,10 +300,20 @@ async function pageWeight(url: string): Promise<{ html: number; total: number; r
   return { html: Buffer.byteLength(htmlText), total, resources: refs.length };
 }
 
-export const PAYMENT = JSON.stringify({ amount: { currency: 'GEL', total: '25.40' }, returnurl: 'https://shop.example/return', merchantPaymentId: 'bench', language: 'EN' });
+export const PAYMENT = JSON.stringify({
+  amount: { currency: 'GEL', total: '25.40' },
+  returnurl: 'https://shop.example/return',
+  merchantPaymentId: 'bench',
+  language: 'EN',
+});
 
 /** The V8 flags `npm start` runs the gateway with (package.json config.nodeFlags), or BENCH_GATEWAY_FLAGS. */
-export const NODE_FLAGS = (process.env.BENCH_GATEWAY_FLAGS ?? JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).config.nodeFlags).split(' ').filter(Boolean);
+export const NODE_FLAGS = (
+  process.env.BENCH_GATEWAY_FLAGS ??
+  JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).config.nodeFlags
+)
+  .split(' ')
+  .filter(Boolean);
 
 /** The gateways' log level: npm start's default unless BENCH_LOG_LEVEL says otherwise. */
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || loadConfig({}).logLevel;
@@ -237,7 +323,11 @@ const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || loadConfig({}).logLevel;
  * when BENCH_WORKERS (or env) sets it, so that it runs the default worker count. Each gateway
  * gets its own temp data dir: the bench never touches ./data of a sandbox in this checkout.
  */
-export async function startGateway(env: Record<string, string>, port = 0, opts: { flags?: string[]; bundle?: string } = {}) {
+export async function startGateway(
+  env: Record<string, string>,
+  port = 0,
+  opts: { flags?: string[]; bundle?: string } = {},
+) {
   port ||= await freePort();
   // A data dir of its own (removed when it stops): the bench never writes into ./data, which a
   // sandbox running from this checkout owns.
@@ -263,7 +353,14 @@ export async function startGateway(env: Record<string, string>, port = 0, opts: 
 /** Median of several runs, figure by figure (throughput, each latency percentile): one noisy run weighs nothing. */
 function median(runs: Load[]): Load {
   const mid = (k: keyof Load) => [...runs.map((r) => r[k])].sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
-  return { rps: mid('rps'), p50: mid('p50'), p99: mid('p99'), non2xx: runs.reduce((a, r) => a + r.non2xx, 0), errors: runs.reduce((a, r) => a + r.errors, 0), requests: mid('requests') };
+  return {
+    rps: mid('rps'),
+    p50: mid('p50'),
+    p99: mid('p99'),
+    non2xx: runs.reduce((a, r) => a + r.non2xx, 0),
+    errors: runs.reduce((a, r) => a + r.errors, 0),
+    requests: mid('requests'),
+  };
 }
 
 const brief = (l: Load) => ({ rps: l.rps, p50: l.p50, p99: l.p99 });
@@ -273,7 +370,8 @@ const maxRss = (proc: Proc) => Math.max(...peakRssTree(proc.child.pid!).map((p) 
 
 function merchantOpsLines(r: Awaited<ReturnType<typeof benchMerchantOps>> | undefined): string[] {
   if (!r) return [];
-  const fmt = (x: OpsRound) => `${x.opsPerSecond}/s p50 ${x.p50} p99 ${x.p99} ms${x.errors ? ` (${x.errors} errors)` : ''}`;
+  const fmt = (x: OpsRound) =>
+    `${x.opsPerSecond}/s p50 ${x.p50} p99 ${x.p99} ms${x.errors ? ` (${x.errors} errors)` : ''}`;
   return [
     '',
     `refunds + completions, ${CONNECTIONS} connections, alternating rounds: one merchant ${r.one.map(fmt).join('; ')} | ${CONNECTIONS} merchants ${r.many.map(fmt).join('; ')}`,
@@ -290,18 +388,36 @@ async function benchCheckout(gw: { url: string; headers: Record<string, string> 
     if (res.status !== 200) throw new Error(`create ${res.status}`);
     return res.json<{ payId: string; links: { uri: string }[] }>();
   };
-  const p = await create(JSON.stringify({ amount: { currency: 'GEL', total: '25.40' }, returnurl: 'https://shop.example/return', description: 'Bench order' }));
+  const p = await create(
+    JSON.stringify({
+      amount: { currency: 'GEL', total: '25.40' },
+      returnurl: 'https://shop.example/return',
+      description: 'Bench order',
+    }),
+  );
   const page = p.links[1]!.uri;
   await autocannon({ url: page, connections: 32, duration: WARMUP });
   const r = await autocannon({ url: page, connections: 32, duration: DURATION });
-  const render = { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, requests: r.requests.total };
+  const render = {
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    requests: r.requests.total,
+  };
   const weightCard = await pageWeight(page);
   const weightQr = await pageWeight(`${page}?method=4`);
 
   const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
   const payLoop = await closedLoop(32, DURATION, async () => {
     const { payId } = await create();
-    const res = await call('POST', `${base}/sandbox/v1/payments/${payId}/simulate`, admin, JSON.stringify({ method: 5, card: '4111111111111111' }));
+    const res = await call(
+      'POST',
+      `${base}/sandbox/v1/payments/${payId}/simulate`,
+      admin,
+      JSON.stringify({ method: 5, card: '4111111111111111' }),
+    );
     const body = res.json<{ status: string }>();
     if (body.status !== 'Succeeded') throw new Error(`simulate ${res.status} ${body.status}`);
   });
@@ -313,7 +429,11 @@ async function benchCheckout(gw: { url: string; headers: Record<string, string> 
  * callbackUrl on a receiver in this process; latency = receipt − the final-status event's commit
  * time (gateway clock = wall clock here), read back from the database.
  */
-async function benchCallbacks(gw: { url: string; headers: Record<string, string>; proc: Proc }, dbUrl: string, rate: number) {
+async function benchCallbacks(
+  gw: { url: string; headers: Record<string, string>; proc: Proc },
+  dbUrl: string,
+  rate: number,
+) {
   const base = gw.url.replace(/\/v1\/gateway\/payments$/, '');
   const arrivals = new Map<string, number>();
   let onArrival: (payId: string) => void = () => {};
@@ -333,11 +453,21 @@ async function benchCallbacks(gw: { url: string; headers: Record<string, string>
   const rxUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/cb`;
   await fetch(`${base}/admin/v1/merchants`, { method: 'GET', headers: { authorization: `Bearer ${ADMIN}` } });
   const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
-  const body = JSON.stringify({ amount: { currency: 'GEL', total: '10.00' }, returnurl: 'https://shop.example/r', callbackUrl: rxUrl });
+  const body = JSON.stringify({
+    amount: { currency: 'GEL', total: '10.00' },
+    returnurl: 'https://shop.example/r',
+    callbackUrl: rxUrl,
+  });
   // The bench merchant must accept this callback URL.
-  const merchants = (await (await fetch(`${base}/admin/v1/merchants`, { headers: admin })).json()) as { merchants: { clientId: string; name: string }[] };
+  const merchants = (await (await fetch(`${base}/admin/v1/merchants`, { headers: admin })).json()) as {
+    merchants: { clientId: string; name: string }[];
+  };
   const bench = merchants.merchants.find((m) => m.name === 'Bench')!;
-  await fetch(`${base}/admin/v1/merchants/${bench.clientId}`, { method: 'PATCH', headers: admin, body: JSON.stringify({ callbackUrlPrefixes: ['http://127.0.0.1:*'] }) });
+  await fetch(`${base}/admin/v1/merchants/${bench.clientId}`, {
+    method: 'PATCH',
+    headers: admin,
+    body: JSON.stringify({ callbackUrlPrefixes: ['http://127.0.0.1:*'] }),
+  });
   const payIds: string[] = [];
   const steps = { create: [] as number[], pay: [] as number[], get: [] as number[] };
   const getsDone: Promise<void>[] = [];
@@ -362,10 +492,17 @@ async function benchCallbacks(gw: { url: string; headers: Record<string, string>
     inFlight++;
     try {
       let t0 = performance.now();
-      const created = (await call('POST', gw.url, { ...gw.headers, 'content-type': 'application/json' }, body)).json<{ payId: string }>();
+      const created = (await call('POST', gw.url, { ...gw.headers, 'content-type': 'application/json' }, body)).json<{
+        payId: string;
+      }>();
       steps.create.push(performance.now() - t0);
       t0 = performance.now();
-      const paid = await call('POST', `${base}/sandbox/v1/payments/${created.payId}/simulate`, admin, JSON.stringify({ card: '4111111111111111' }));
+      const paid = await call(
+        'POST',
+        `${base}/sandbox/v1/payments/${created.payId}/simulate`,
+        admin,
+        JSON.stringify({ card: '4111111111111111' }),
+      );
       steps.pay.push(performance.now() - t0);
       if (paid.status !== 200) errors++;
       else payIds.push(created.payId);
@@ -398,9 +535,15 @@ async function benchCallbacks(gw: { url: string; headers: Record<string, string>
   server.close();
   const c = new pg.Client({ connectionString: dbUrl });
   await c.connect();
-  const { rows } = await c.query<{ pay_id: string; at: Date }>(`SELECT pay_id, created_at AS at FROM payment_events WHERE final AND pay_id = ANY($1)`, [payIds]);
+  const { rows } = await c.query<{ pay_id: string; at: Date }>(
+    `SELECT pay_id, created_at AS at FROM payment_events WHERE final AND pay_id = ANY($1)`,
+    [payIds],
+  );
   await c.end();
-  const lat = rows.filter((r) => arrivals.has(r.pay_id)).map((r) => arrivals.get(r.pay_id)! - r.at.getTime()).sort((a, b) => a - b);
+  const lat = rows
+    .filter((r) => arrivals.has(r.pay_id))
+    .map((r) => arrivals.get(r.pay_id)! - r.at.getTime())
+    .sort((a, b) => a - b);
   const summary = (xs: number[]) => {
     const sorted = [...xs].sort((a, b) => a - b);
     return { p50: Number(pct(sorted, 50).toFixed(1)), p99: Number(pct(sorted, 99).toFixed(1)) };
@@ -451,7 +594,14 @@ function workerSettings(): { defaultWorkers: number; other: number | null } {
 async function main() {
   // The gateway runs as `npm start` runs it: from the bundle.
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
-  const results: Record<string, unknown> = { date: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version }, connections: CONNECTIONS, durationSeconds: DURATION, rounds: ROUNDS, logLevel: LOG_LEVEL };
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, node: process.version },
+    connections: CONNECTIONS,
+    durationSeconds: DURATION,
+    rounds: ROUNDS,
+    logLevel: LOG_LEVEL,
+  };
   const { defaultWorkers, other } = workerSettings();
 
   const floorDb = await createDatabase();
@@ -467,9 +617,17 @@ async function main() {
     // gateway as `npm start` runs it (its default workers) and with the other worker count.
     if (ONLY.has('floor') || ONLY.has('pg')) {
       const floorPort = await freePort();
-      const floor = ONLY.has('floor') ? await startProcess(['--import', 'tsx', 'bench/floor-server.ts'], { DATABASE_URL: floorDb.url, PORT: String(floorPort) }) : null;
+      const floor = ONLY.has('floor')
+        ? await startProcess(['--import', 'tsx', 'bench/floor-server.ts'], {
+            DATABASE_URL: floorDb.url,
+            PORT: String(floorPort),
+          })
+        : null;
       const gw = ONLY.has('pg') ? await startGateway({ DATABASE_URL: gwDb.url }) : null;
-      let alt = ONLY.has('pg') && other ? await startGateway({ DATABASE_URL: otherDb!.url, KARIBCHE_WORKERS: String(other) }) : null;
+      let alt =
+        ONLY.has('pg') && other
+          ? await startGateway({ DATABASE_URL: otherDb!.url, KARIBCHE_WORKERS: String(other) })
+          : null;
       const floorUrl = `http://127.0.0.1:${floorPort}/floor`;
       try {
         const floorRuns: Load[] = [];
@@ -489,8 +647,16 @@ async function main() {
         await alt?.proc.stop();
         alt = null;
         if (gw) results.processesAfterCreateLoad = peakRssTree(gw.proc.child.pid!);
-        results.rounds = { floor: floorRuns.map(brief), createPaymentPostgres: gwRuns.map(brief), createPaymentPostgresOtherWorkers: altRuns.map(brief) };
-        if (gw && ONLY.has('ops')) results.merchantOps = await benchMerchantOps(gw.base, gwDb.url, { rounds: Number(process.env.BENCH_OPS_ROUNDS ?? (QUICK ? 1 : 2)), perRound: QUICK ? CONNECTIONS * 4 : 1_024 });
+        results.rounds = {
+          floor: floorRuns.map(brief),
+          createPaymentPostgres: gwRuns.map(brief),
+          createPaymentPostgresOtherWorkers: altRuns.map(brief),
+        };
+        if (gw && ONLY.has('ops'))
+          results.merchantOps = await benchMerchantOps(gw.base, gwDb.url, {
+            rounds: Number(process.env.BENCH_OPS_ROUNDS ?? (QUICK ? 1 : 2)),
+            perRound: QUICK ? CONNECTIONS * 4 : 1_024,
+          });
         if (gw && ONLY.has('checkout')) results.checkout = await benchCheckout(gw);
         if (gw && ONLY.has('callbacks')) {
           const runs = [];
@@ -530,7 +696,12 @@ async function main() {
       createPaymentPostgres: { ...pgRun.load, workers: defaultWorkers, peakRssMb: pgRun.rssMb },
       ratio,
       p99Ratio,
-      ...(other ? { createPaymentPostgresOtherWorkers: { ...otherRun.load, workers: other, peakRssMb: otherRun.rssMb }, otherRatio } : {}),
+      ...(other
+        ? {
+            createPaymentPostgresOtherWorkers: { ...otherRun.load, workers: other, peakRssMb: otherRun.rssMb },
+            otherRatio,
+          }
+        : {}),
       createPaymentPglite: { ...pgliteRun.load, peakRssMb: pgliteRun.rssMb },
     });
 
@@ -553,11 +724,19 @@ async function main() {
       ...merchantOpsLines(results.merchantOps as Awaited<ReturnType<typeof benchMerchantOps>> | undefined),
       ...checkoutLines(results.checkout as Awaited<ReturnType<typeof benchCheckout>> | undefined),
       ...callbackLines(results.lifecycle as Awaited<ReturnType<typeof benchCallbacks>>[] | undefined),
-      ...(results.processes ? ['', `gateway processes, peak RSS: ${(results.processes as { pid: number; peakRssMb: number | null }[]).map((p) => `${p.pid}: ${p.peakRssMb} MB`).join(', ')} (target ≤ 200 MB each)`] : []),
+      ...(results.processes
+        ? [
+            '',
+            `gateway processes, peak RSS: ${(results.processes as { pid: number; peakRssMb: number | null }[]).map((p) => `${p.pid}: ${p.peakRssMb} MB`).join(', ')} (target ≤ 200 MB each)`,
+          ]
+        : []),
       `PGlite gateway peak RSS ${pgliteRun.rssMb ?? '-'} MB (target < 256 MB), ${pgliteRun.load.rps} create-payment/s (target ≥ 1,500)`,
     ].join('\n');
     console.log(table);
-    fs.writeFileSync(process.env.BENCH_OUT ?? path.join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    fs.writeFileSync(
+      process.env.BENCH_OUT ?? path.join(root, 'bench', 'results.json'),
+      `${JSON.stringify(results, null, 2)}\n`,
+    );
   } finally {
     await floorDb.drop();
     await gwDb.drop();

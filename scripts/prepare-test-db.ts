@@ -2,7 +2,13 @@
 // database before the test files start (so they do not race to make them), and checks that the PostgreSQL test server
 // answers when it is one of the backends.
 import pg from 'pg';
-import { BACKENDS, SERVER_URL, preparePgliteMigratedTemplate, preparePgliteTemplate, preparePostgresMigratedTemplate } from '../src/testing/databases.ts';
+import {
+  BACKENDS,
+  SERVER_URL,
+  preparePgliteMigratedTemplate,
+  preparePgliteTemplate,
+  preparePostgresMigratedTemplate,
+} from '../src/testing/databases.ts';
 
 if (BACKENDS.includes('pglite')) {
   await preparePgliteTemplate();

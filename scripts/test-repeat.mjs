@@ -44,7 +44,9 @@ for (let i = 1; i <= runs; i++) {
     .map((l) => l.slice(2))
     .join(', ');
   if (r.status === 0) green++;
-  console.log(`run ${i}: exit ${r.status}, ${Math.round((Date.now() - started) / 1000)} s, ${counts || 'no counts (see the log)'}`);
+  console.log(
+    `run ${i}: exit ${r.status}, ${Math.round((Date.now() - started) / 1000)} s, ${counts || 'no counts (see the log)'}`,
+  );
 }
 console.log(`${green} of ${runs} green`);
 process.exit(green === runs ? 0 : 1);

@@ -88,13 +88,18 @@ function watchConnections() {
 
 const only = process.argv.slice(2);
 const asked = process.env.KARIBCHE_TEST_BACKENDS;
-let backends = (asked ?? 'pglite,postgres').split(',').map((s) => s.trim()).filter(Boolean);
+let backends = (asked ?? 'pglite,postgres')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 if (backends.includes('postgres')) {
   const problem = await serverAnswers();
   if (problem) {
     const why = `PostgreSQL test server not reachable at ${SERVER_URL} (${problem})`;
     if (asked) {
-      console.error(`${why}; KARIBCHE_TEST_BACKENDS=${asked} asks for it. Start it, or run with KARIBCHE_TEST_BACKENDS=pglite.`);
+      console.error(
+        `${why}; KARIBCHE_TEST_BACKENDS=${asked} asks for it. Start it, or run with KARIBCHE_TEST_BACKENDS=pglite.`,
+      );
       process.exit(1);
     }
     console.error(`\n*** ${why}: running on PGlite alone; the PostgreSQL-only tests are reported skipped. ***\n`);
@@ -129,7 +134,8 @@ if (stopWatching) {
       `peak per file (budget ${CONNECTIONS_PER_FILE}): ${top.map(([f, n]) => `${f} ${n}`).join(', ') || 'none'}`,
   );
   over = top.filter(([, n]) => n > CONNECTIONS_PER_FILE);
-  for (const [f, n] of over) console.error(`${f} held ${n} PostgreSQL connections at once, over its budget of ${CONNECTIONS_PER_FILE}`);
+  for (const [f, n] of over)
+    console.error(`${f} held ${n} PostgreSQL connections at once, over its budget of ${CONNECTIONS_PER_FILE}`);
 }
 process.exit(status || (over.length ? 1 : 0));
 
@@ -162,12 +168,22 @@ async function runFiles(list, concurrency) {
       // file that computes from one that waits. The PostgreSQL server's CPU is not in it.
       // compile-once.mjs: Fastify's schema compilations reused between the apps a file builds.
       const once = ['--import', path.join(root, 'src/testing/compile-once.mjs')];
-      const args = bundles ? [...once, '--enable-source-maps', '--test', '--test-reporter=spec', bundles.get(file)] : [...once, '--import', 'tsx', '--test', '--test-reporter=spec', file];
-      const child = spawn('/bin/sh', ['-c', '"$0" "$@"; rc=$?; cat /proc/$$/stat >&3; exit $rc', process.execPath, ...args], {
-        stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
-        // The file's name on its PostgreSQL connections (src/testing/databases.ts would take the bundle's).
-        env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0', PGAPPNAME: `karibche-test ${process.env.KARIBCHE_TEST_RUN} ${file}`.slice(0, 63) },
-      });
+      const args = bundles
+        ? [...once, '--enable-source-maps', '--test', '--test-reporter=spec', bundles.get(file)]
+        : [...once, '--import', 'tsx', '--test', '--test-reporter=spec', file];
+      const child = spawn(
+        '/bin/sh',
+        ['-c', '"$0" "$@"; rc=$?; cat /proc/$$/stat >&3; exit $rc', process.execPath, ...args],
+        {
+          stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+          // The file's name on its PostgreSQL connections (src/testing/databases.ts would take the bundle's).
+          env: {
+            ...process.env,
+            FORCE_COLOR: process.stdout.isTTY ? '1' : '0',
+            PGAPPNAME: `karibche-test ${process.env.KARIBCHE_TEST_RUN} ${file}`.slice(0, 63),
+          },
+        },
+      );
       running.add(child);
       let out = '';
       let stat = '';
@@ -179,7 +195,9 @@ async function runFiles(list, concurrency) {
       const seconds = (Date.now() - t0) / 1000;
       const cpu = cpuSeconds(stat);
       results.push({ file, seconds, cpu, code });
-      process.stdout.write(`\n━━ ${file} (${seconds.toFixed(1)} s, ${cpu === null ? '?' : cpu.toFixed(1)} s CPU${code ? ', FAILED' : ''}; ${results.length}/${list.length} done, ${((Date.now() - started) / 1000).toFixed(0)} s in)\n${out}`);
+      process.stdout.write(
+        `\n━━ ${file} (${seconds.toFixed(1)} s, ${cpu === null ? '?' : cpu.toFixed(1)} s CPU${code ? ', FAILED' : ''}; ${results.length}/${list.length} done, ${((Date.now() - started) / 1000).toFixed(0)} s in)\n${out}`,
+      );
     }
   }
   await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
@@ -236,13 +254,18 @@ async function bundleTests(list) {
     return null;
   }
   console.log(`test files compiled in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  return new Map(list.map((f) => [f, path.join(outdir, path.relative(root, path.resolve(f))).replace(/\.ts$/, '.mjs')]));
+  return new Map(
+    list.map((f) => [f, path.join(outdir, path.relative(root, path.resolve(f))).replace(/\.ts$/, '.mjs')]),
+  );
 }
 
 /** User + system seconds of the shell's waited-for children, from a /proc/<pid>/stat line. */
 function cpuSeconds(stat) {
   // Fields after the command name (which may hold spaces, in parentheses): cutime and cstime are the 14th and 15th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).trim().split(' ');
+  const fields = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .trim()
+    .split(' ');
   const ticks = Number(fields[13]) + Number(fields[14]);
   return Number.isFinite(ticks) ? ticks / 100 : null;
 }
@@ -266,9 +289,14 @@ function printDurations(results) {
   const sorted = [...results].sort((a, b) => b.seconds - a.seconds);
   const total = results.reduce((s, r) => s + r.seconds, 0);
   const cpu = results.reduce((s, r) => s + (r.cpu ?? 0), 0);
-  console.log(`\nTest files by wall time (${results.length} files: ${total.toFixed(0)} s of file time, ${cpu.toFixed(0)} s of CPU in their processes, ${concurrency} at once):`);
+  console.log(
+    `\nTest files by wall time (${results.length} files: ${total.toFixed(0)} s of file time, ${cpu.toFixed(0)} s of CPU in their processes, ${concurrency} at once):`,
+  );
   console.log('   wall      CPU  file');
-  for (const r of sorted) console.log(`${r.seconds.toFixed(1).padStart(7)} s ${(r.cpu === null ? '?' : r.cpu.toFixed(1)).padStart(6)} s  ${r.code ? 'FAILED ' : ''}${r.file}`);
+  for (const r of sorted)
+    console.log(
+      `${r.seconds.toFixed(1).padStart(7)} s ${(r.cpu === null ? '?' : r.cpu.toFixed(1)).padStart(6)} s  ${r.code ? 'FAILED ' : ''}${r.file}`,
+    );
   const failed = results.filter((r) => r.code !== 0);
   if (failed.length) console.log(`\nFailed files (${failed.length}): ${failed.map((r) => r.file).join(', ')}`);
 }

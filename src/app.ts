@@ -66,7 +66,13 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
       if (isDashboardPage(request.url)) return sendDashboardNotFound(dashboard, request, reply);
       const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
       const path = request.url.split('?')[0]!.slice(0, 200);
-      return sendProblem(reply, config.publicUrl, tooLong ? gatewayError(ERRORS.uriTooLong) : gatewayError(ERRORS.routeNotFound, { detail: `Malformed path ${path}` }));
+      return sendProblem(
+        reply,
+        config.publicUrl,
+        tooLong
+          ? gatewayError(ERRORS.uriTooLong)
+          : gatewayError(ERRORS.routeNotFound, { detail: `Malformed path ${path}` }),
+      );
     },
   });
 
@@ -78,7 +84,8 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
   // process memory; the brute-force limit that must hold across processes is auth-failures.ts.
   await app.register(rateLimit, {
     global: false,
-    errorResponseBuilder: (_request, ctx) => gatewayError(ERRORS.tooManyRequests, { detail: `Too many requests; retry in ${ctx.after}` }),
+    errorResponseBuilder: (_request, ctx) =>
+      gatewayError(ERRORS.tooManyRequests, { detail: `Too many requests; retry in ${ctx.after}` }),
   });
   app.addSchema(ProblemSchema);
   await app.register(swagger, {
@@ -88,7 +95,9 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
         title: 'Karibche payment gateway API',
         version: '1.0.0',
         description: `Merchant API (/v1/gateway), operator API (/admin/v1) and sandbox tools (/sandbox/v1). Errors: /docs/errors.${
-          config.callbackSourceAddresses.length ? ` Callbacks are sent from ${config.callbackSourceAddresses.join(', ')}: allow these addresses on your callback endpoint.` : ''
+          config.callbackSourceAddresses.length
+            ? ` Callbacks are sent from ${config.callbackSourceAddresses.join(', ')}: allow these addresses on your callback endpoint.`
+            : ''
         }`,
       },
       servers: [{ url: config.publicUrl }],
@@ -149,7 +158,8 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
     );
   }
   await app.register(async (scope) => adminRoutes(scope, s), { prefix: '/admin/v1' });
-  if (config.mode === 'sandbox') await app.register(async (scope) => sandboxRoutes(scope, s), { prefix: '/sandbox/v1' });
+  if (config.mode === 'sandbox')
+    await app.register(async (scope) => sandboxRoutes(scope, s), { prefix: '/sandbox/v1' });
   await app.register(async (scope) => checkoutRoutes(scope, s));
   await app.register(async (scope) => dashboardRoutes(scope, dashboard));
   opsRoutes(app, s);

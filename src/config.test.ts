@@ -37,26 +37,49 @@ describe('configuration', () => {
     assert.equal(loadConfig({}).workers, 1);
     assert.ok(loadConfig({ DATABASE_URL: 'postgres://x/y' }).workers >= 1);
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://x/y', KARIBCHE_WORKERS: '3' }).workers, 3);
-    for (const local of ['postgres://127.0.0.1:5432/k', 'postgres://localhost/k', 'postgres://[::1]/k', 'postgres:///k?host=/var/run/postgresql', `postgres://${hostname()}/k`]) {
+    for (const local of [
+      'postgres://127.0.0.1:5432/k',
+      'postgres://localhost/k',
+      'postgres://[::1]/k',
+      'postgres:///k?host=/var/run/postgresql',
+      `postgres://${hostname()}/k`,
+    ]) {
       assert.equal(isLocalDatabase(local), true, local);
-      assert.deepEqual([1, 2, 4, 8].map((cores) => defaultWorkers(local, cores)), [1, 1, 2, 4], local);
+      assert.deepEqual(
+        [1, 2, 4, 8].map((cores) => defaultWorkers(local, cores)),
+        [1, 1, 2, 4],
+        local,
+      );
     }
     assert.equal(isLocalDatabase('postgres://db.internal:5432/k'), false);
-    assert.deepEqual([1, 2, 4].map((cores) => defaultWorkers('postgres://db.internal:5432/k', cores)), [1, 2, 4]);
+    assert.deepEqual(
+      [1, 2, 4].map((cores) => defaultWorkers('postgres://db.internal:5432/k', cores)),
+      [1, 2, 4],
+    );
     assert.equal(defaultWorkers(undefined, 8), 1);
   });
 
   it('reads the PgBouncer and PGlite settings', () => {
-    const pooled = loadConfig({ DATABASE_URL: 'postgres://pgbouncer:6432/k', KARIBCHE_DATABASE_DIRECT_URL: 'postgres://db:5432/k', KARIBCHE_DB_STATEMENTS: 'unnamed' });
+    const pooled = loadConfig({
+      DATABASE_URL: 'postgres://pgbouncer:6432/k',
+      KARIBCHE_DATABASE_DIRECT_URL: 'postgres://db:5432/k',
+      KARIBCHE_DB_STATEMENTS: 'unnamed',
+    });
     assert.equal(pooled.databaseDirectUrl, 'postgres://db:5432/k');
     assert.equal(pooled.dbStatements, 'unnamed');
     assert.equal(loadConfig({}).dbStatements, 'auto');
     assert.equal(loadConfig({}).pgliteSettings, undefined);
-    assert.deepEqual(loadConfig({ KARIBCHE_PGLITE_SETTINGS: 'shared_buffers=64MB, work_mem=4MB' }).pgliteSettings, ['shared_buffers=64MB', 'work_mem=4MB']);
+    assert.deepEqual(loadConfig({ KARIBCHE_PGLITE_SETTINGS: 'shared_buffers=64MB, work_mem=4MB' }).pgliteSettings, [
+      'shared_buffers=64MB',
+      'work_mem=4MB',
+    ]);
   });
 
   it('reads the callback source addresses merchants allow-list', () => {
-    const c = loadConfig({ KARIBCHE_CALLBACK_SOURCE_ADDRESSES: '193.104.20.44, 185.52.80.44', KARIBCHE_CALLBACK_LOCAL_ADDRESS: '127.0.0.1' });
+    const c = loadConfig({
+      KARIBCHE_CALLBACK_SOURCE_ADDRESSES: '193.104.20.44, 185.52.80.44',
+      KARIBCHE_CALLBACK_LOCAL_ADDRESS: '127.0.0.1',
+    });
     assert.deepEqual(c.callbackSourceAddresses, ['193.104.20.44', '185.52.80.44']);
     assert.equal(c.callbackLocalAddress, '127.0.0.1');
   });

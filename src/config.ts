@@ -84,7 +84,15 @@ export function isLocalDatabase(url: string): boolean {
   } catch {
     return false;
   }
-  if (host === '' || host.startsWith('/') || host === 'localhost' || host === hostname() || /^127\./.test(host) || host === '::1') return true;
+  if (
+    host === '' ||
+    host.startsWith('/') ||
+    host === 'localhost' ||
+    host === hostname() ||
+    /^127\./.test(host) ||
+    host === '::1'
+  )
+    return true;
   return Object.values(networkInterfaces()).some((addrs) => addrs?.some((a) => a.address === host));
 }
 
@@ -105,23 +113,30 @@ function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max
   const raw = env[name];
   if (raw === undefined || raw === '') return def;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   return n;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const mode = (env.KARIBCHE_MODE ?? 'sandbox') as Mode;
-  if (mode !== 'sandbox' && mode !== 'production') throw new ConfigError(`KARIBCHE_MODE must be sandbox or production, got "${mode}"`);
+  if (mode !== 'sandbox' && mode !== 'production')
+    throw new ConfigError(`KARIBCHE_MODE must be sandbox or production, got "${mode}"`);
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '127.0.0.1';
-  const publicUrl = (env.KARIBCHE_PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  const publicUrl = (env.KARIBCHE_PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(
+    /\/+$/,
+    '',
+  );
   if (!URL.canParse(publicUrl)) throw new ConfigError(`KARIBCHE_PUBLIC_URL is not a URL: "${publicUrl}"`);
 
   const maxAmount = parseAmount(env.KARIBCHE_MAX_AMOUNT ?? '1000000.00');
-  if (!maxAmount.ok || maxAmount.minor <= 0) throw new ConfigError('KARIBCHE_MAX_AMOUNT must be a positive amount with at most two decimals');
+  if (!maxAmount.ok || maxAmount.minor <= 0)
+    throw new ConfigError('KARIBCHE_MAX_AMOUNT must be a positive amount with at most two decimals');
 
   const bankCode = (env.KARIBCHE_BANK_CODE ?? 'KB').toUpperCase();
-  if (!/^[A-Z]{2}$/.test(bankCode)) throw new ConfigError('KARIBCHE_BANK_CODE must be two letters (the bank code of a GE IBAN)');
+  if (!/^[A-Z]{2}$/.test(bankCode))
+    throw new ConfigError('KARIBCHE_BANK_CODE must be two letters (the bank code of a GE IBAN)');
 
   const timeZone = env.KARIBCHE_TIMEZONE || 'Asia/Tbilisi';
   try {
@@ -139,23 +154,40 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     .map((s) => s.trim())
     .filter(Boolean);
   for (const a of pathAliases) {
-    if (!/^[a-z0-9-]+$/i.test(a)) throw new ConfigError(`KARIBCHE_PATH_ALIASES entry "${a}" must be a plain path segment`);
+    if (!/^[a-z0-9-]+$/i.test(a))
+      throw new ConfigError(`KARIBCHE_PATH_ALIASES entry "${a}" must be a plain path segment`);
   }
 
   const callbackLocalAddress = env.KARIBCHE_CALLBACK_LOCAL_ADDRESS || undefined;
-  if (callbackLocalAddress && isIP(callbackLocalAddress) === 0) throw new ConfigError(`KARIBCHE_CALLBACK_LOCAL_ADDRESS is not an IP address: "${callbackLocalAddress}"`);
-  const callbackSourceAddresses = (env.KARIBCHE_CALLBACK_SOURCE_ADDRESSES ?? '').split(',').map((a) => a.trim()).filter(Boolean);
-  for (const a of callbackSourceAddresses) if (isIP(a) === 0) throw new ConfigError(`KARIBCHE_CALLBACK_SOURCE_ADDRESSES entry "${a}" is not an IP address`);
+  if (callbackLocalAddress && isIP(callbackLocalAddress) === 0)
+    throw new ConfigError(`KARIBCHE_CALLBACK_LOCAL_ADDRESS is not an IP address: "${callbackLocalAddress}"`);
+  const callbackSourceAddresses = (env.KARIBCHE_CALLBACK_SOURCE_ADDRESSES ?? '')
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
+  for (const a of callbackSourceAddresses)
+    if (isIP(a) === 0) throw new ConfigError(`KARIBCHE_CALLBACK_SOURCE_ADDRESSES entry "${a}" is not an IP address`);
 
   const databaseUrl = env.DATABASE_URL || undefined;
   const databaseDirectUrl = env.KARIBCHE_DATABASE_DIRECT_URL || undefined;
-  if (databaseDirectUrl && !databaseUrl) throw new ConfigError('KARIBCHE_DATABASE_DIRECT_URL needs DATABASE_URL: it is the session connection beside a pooled one');
+  if (databaseDirectUrl && !databaseUrl)
+    throw new ConfigError(
+      'KARIBCHE_DATABASE_DIRECT_URL needs DATABASE_URL: it is the session connection beside a pooled one',
+    );
   const dbStatements = (env.KARIBCHE_DB_STATEMENTS || 'auto') as Config['dbStatements'];
-  if (!['auto', 'named', 'unnamed'].includes(dbStatements)) throw new ConfigError(`KARIBCHE_DB_STATEMENTS must be auto, named or unnamed, got "${dbStatements}"`);
-  const pgliteSettings = env.KARIBCHE_PGLITE_SETTINGS ? env.KARIBCHE_PGLITE_SETTINGS.split(',').map((x) => x.trim()).filter(Boolean) : undefined;
-  for (const x of pgliteSettings ?? []) if (!/^[a-z_]+=[\w.]+$/.test(x)) throw new ConfigError(`KARIBCHE_PGLITE_SETTINGS entry "${x}" must be name=value (e.g. shared_buffers=32MB)`);
+  if (!['auto', 'named', 'unnamed'].includes(dbStatements))
+    throw new ConfigError(`KARIBCHE_DB_STATEMENTS must be auto, named or unnamed, got "${dbStatements}"`);
+  const pgliteSettings = env.KARIBCHE_PGLITE_SETTINGS
+    ? env.KARIBCHE_PGLITE_SETTINGS.split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)
+    : undefined;
+  for (const x of pgliteSettings ?? [])
+    if (!/^[a-z_]+=[\w.]+$/.test(x))
+      throw new ConfigError(`KARIBCHE_PGLITE_SETTINGS entry "${x}" must be name=value (e.g. shared_buffers=32MB)`);
   const workers = int(env, 'KARIBCHE_WORKERS', defaultWorkers(databaseUrl), 1, 64);
-  if (workers > 1 && !databaseUrl) throw new ConfigError('KARIBCHE_WORKERS > 1 needs DATABASE_URL: the embedded PGlite allows one process');
+  if (workers > 1 && !databaseUrl)
+    throw new ConfigError('KARIBCHE_WORKERS > 1 needs DATABASE_URL: the embedded PGlite allows one process');
 
   return {
     mode,

@@ -12,7 +12,9 @@ describe('declared engines', () => {
   it('every package in the lockfile supports the oldest Node that package.json declares', () => {
     const declared: string = read('package.json').engines.node;
     const oldest = semver.minVersion(declared)!.version;
-    const lock = read('package-lock.json') as { packages: Record<string, { engines?: { node?: string } | string[]; optional?: boolean; os?: string[] }> };
+    const lock = read('package-lock.json') as {
+      packages: Record<string, { engines?: { node?: string } | string[]; optional?: boolean; os?: string[] }>;
+    };
     const unsupported: string[] = [];
     let checked = 0;
     for (const [where, pkg] of Object.entries(lock.packages)) {
@@ -21,7 +23,8 @@ describe('declared engines', () => {
       // Platform-only optional packages (fsevents on macOS) are never installed here.
       if (pkg.optional && pkg.os && !pkg.os.includes(process.platform)) continue;
       checked++;
-      if (!semver.satisfies(oldest, range)) unsupported.push(`${where.replace(/^.*node_modules\//, '')} needs node ${range}`);
+      if (!semver.satisfies(oldest, range))
+        unsupported.push(`${where.replace(/^.*node_modules\//, '')} needs node ${range}`);
     }
     assert.ok(checked > 20, `only ${checked} packages declare engines`);
     assert.deepEqual(unsupported, [], `package.json declares node ${declared}`);

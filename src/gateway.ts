@@ -51,13 +51,19 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const log = opts.log ?? createLogger(config.logLevel);
   // Production moves real money: it never falls back to the simulator.
   if (config.mode === 'production' && !opts.acquirer && !config.acquirerModule) {
-    throw new ConfigError('production mode requires a real acquirer connector: set KARIBCHE_ACQUIRER_MODULE to its module (see docs/acquirer-connector.md)');
+    throw new ConfigError(
+      'production mode requires a real acquirer connector: set KARIBCHE_ACQUIRER_MODULE to its module (see docs/acquirer-connector.md)',
+    );
   }
   // The connector is loaded before anything opens: a refusal leaves nothing to undo.
-  const plugged = opts.acquirer ?? (config.acquirerModule ? await loadAcquirer(config.acquirerModule, { mode: config.mode, log }) : null);
+  const plugged =
+    opts.acquirer ??
+    (config.acquirerModule ? await loadAcquirer(config.acquirerModule, { mode: config.mode, log }) : null);
   // Not even handed in by code, nor returned by a connector module: production never runs the simulator.
   if (config.mode === 'production' && plugged instanceof SimulatorAcquirer) {
-    throw new ConfigError('production mode refuses the sandbox simulator as its acquirer: plug a real connector in (docs/acquirer-connector.md)');
+    throw new ConfigError(
+      'production mode refuses the sandbox simulator as its acquirer: plug a real connector in (docs/acquirer-connector.md)',
+    );
   }
   const db = opts.db ?? (await openDatabase(config, (err) => log.warn({ err }, 'idle database connection lost')));
   try {
@@ -75,19 +81,44 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     const bootstrap = config.mode === 'sandbox' ? await bootstrapSandbox(db, config, clock) : null;
     // A start that re-issued a credential says so: whoever held the old one is now refused.
     for (const r of bootstrap?.rotated ?? []) {
-      log.warn({ event: 'credentials.rotated', credential: r.credential, reason: r.reason, clientId: r.credential === 'adminToken' ? undefined : bootstrap!.demo?.clientId }, `${r.credential} issued anew: ${r.reason}`);
+      log.warn(
+        {
+          event: 'credentials.rotated',
+          credential: r.credential,
+          reason: r.reason,
+          clientId: r.credential === 'adminToken' ? undefined : bootstrap!.demo?.clientId,
+        },
+        `${r.credential} issued anew: ${r.reason}`,
+      );
     }
     const metrics = new Metrics();
     metrics.watchCallbackBacklog(() => selectCallbackBacklog(db, clock.now()));
     const sweeper = new ExpirySweeper(db, clock, { log, metrics });
     const connector = plugged ?? new SimulatorAcquirer(db, clock, config.simLatencyMs);
     // Merchants' faults on demand exist only in the sandbox.
-    const acquirer = instrumentAcquirer(config.mode === 'sandbox' ? withSandboxFaults(connector, db, clock) : connector, metrics);
+    const acquirer = instrumentAcquirer(
+      config.mode === 'sandbox' ? withSandboxFaults(connector, db, clock) : connector,
+      metrics,
+    );
     const checkoutSecret = await sharedSecret(db, 'checkout_secret');
     const callbacks = new CallbackDispatcher({ db, clock, config, merchants, metrics, log });
     const inserts = batchedInserts(db, config.createBatchConcurrency);
     metrics.watchPaymentInserts(() => inserts);
-    const services: Services = { config, db, clock, sharedClock, merchants, tokens, sweeper, metrics, log, acquirer, checkoutSecret, callbacks, inserts };
+    const services: Services = {
+      config,
+      db,
+      clock,
+      sharedClock,
+      merchants,
+      tokens,
+      sweeper,
+      metrics,
+      log,
+      acquirer,
+      checkoutSecret,
+      callbacks,
+      inserts,
+    };
     const draining = { value: false };
     const app = await buildApp(services, draining);
     await app.ready();

@@ -16,16 +16,23 @@ describe('log redaction', () => {
         {
           client_secret: 'kbs_top',
           body: { clientSecret: 'kbs_nested', cardNumber: '4111111111111111', amount: 10 },
-          req: { method: 'POST', headers: { authorization: 'Bearer eyJ.x.y', apikey: 'kbk_1', cookie: 'sid=1', host: 'h' } },
+          req: {
+            method: 'POST',
+            headers: { authorization: 'Bearer eyJ.x.y', apikey: 'kbk_1', cookie: 'sid=1', host: 'h' },
+          },
           access_token: 'eyJ',
         },
         'm',
       ),
     );
     const text = JSON.stringify(line);
-    for (const secret of ['kbs_top', 'kbs_nested', '4111111111111111', 'eyJ', 'kbk_1', 'sid=1']) assert.ok(!text.includes(secret), `${secret} in ${text}`);
+    for (const secret of ['kbs_top', 'kbs_nested', '4111111111111111', 'eyJ', 'kbk_1', 'sid=1'])
+      assert.ok(!text.includes(secret), `${secret} in ${text}`);
     assert.deepEqual(line!.body, { clientSecret: '[redacted]', cardNumber: '[redacted]', amount: 10 });
-    assert.deepEqual(line!.req, { method: 'POST', headers: { authorization: '[redacted]', apikey: '[redacted]', cookie: '[redacted]', host: 'h' } });
+    assert.deepEqual(line!.req, {
+      method: 'POST',
+      headers: { authorization: '[redacted]', apikey: '[redacted]', cookie: '[redacted]', host: 'h' },
+    });
   });
 
   it('censors an error’s own fields and keeps its message and stack', () => {
@@ -52,6 +59,8 @@ describe('log redaction', () => {
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = cyclic;
     assert.equal(redactLogFields(cyclic), cyclic);
-    assert.deepEqual(redactLogFields({ a: { b: { cvv: '1', c: { cvv: '2' } } } }), { a: { b: { cvv: '[redacted]', c: { cvv: '2' } } } });
+    assert.deepEqual(redactLogFields({ a: { b: { cvv: '1', c: { cvv: '2' } } } }), {
+      a: { b: { cvv: '[redacted]', c: { cvv: '2' } } },
+    });
   });
 });

@@ -39,7 +39,8 @@ function censored(obj: Record<string, unknown>, depth: number): Record<string, u
     if (REDACTED_FIELDS.has(key)) next = value === undefined ? value : CENSOR;
     else if (depth < 2 && plain(value)) {
       // An error is logged as pino serialises it (type, message, stack and its own fields).
-      const fields = value instanceof Error ? (pino.stdSerializers.err(value) as unknown as Record<string, unknown>) : value;
+      const fields =
+        value instanceof Error ? (pino.stdSerializers.err(value) as unknown as Record<string, unknown>) : value;
       const inner = censored(fields, depth + 1);
       if (inner !== fields) next = inner;
     }
@@ -129,5 +130,8 @@ export function abandonLogs(): void {
 }
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({ level, formatters: { log: redactLogFields }, base: { service: 'karibche', pid: process.pid } }, destination ?? stdoutDestination());
+  return pino(
+    { level, formatters: { log: redactLogFields }, base: { service: 'karibche', pid: process.pid } },
+    destination ?? stdoutDestination(),
+  );
 }

@@ -17,7 +17,9 @@ import { waitUntil } from './testing/wait.ts';
 const start = (env: Record<string, string>, bundle?: string) => startGatewayProcess(env, { bundle });
 
 describe('the gateway process', () => {
-  it('runs as `npm start` does (the built bundle): sandbox on PGlite, admin token and demo merchant written, clean stop and restart', { timeout: 300_000 }, async () => {
+  it('runs as `npm start` does (the built bundle): sandbox on PGlite, admin token and demo merchant written, clean stop and restart', {
+    timeout: 300_000,
+  }, async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-main-'));
     const port = await freePort();
     const env = { KARIBCHE_DATA_DIR: dir, PORT: String(port), DATABASE_URL: '', KARIBCHE_ADMIN_TOKEN: '' };
@@ -33,25 +35,51 @@ describe('the gateway process', () => {
       const adminToken = fs.readFileSync(path.join(dir, 'admin-token'), 'utf8').trim();
       assert.equal((fs.statSync(path.join(dir, 'admin-token')).mode & 0o777).toString(8), '600');
       assert.ok(p.output().includes(demo.credentials.clientSecret), 'credentials printed');
-      assert.ok(p.output().includes(`/dashboard  (${demo.dashboard.email} / ${demo.dashboard.password})`), 'the dashboard user printed');
+      assert.ok(
+        p.output().includes(`/dashboard  (${demo.dashboard.email} / ${demo.dashboard.password})`),
+        'the dashboard user printed',
+      );
       const base = `http://127.0.0.1:${port}`;
       const c = demo.credentials;
 
       // The demo merchant has everything: split in GEL, USD, saved cards.
-      const tok = await (await fetch(`${base}/v1/gateway/access-token`, { method: 'POST', headers: { apikey: c.apiKey, 'content-type': 'application/x-www-form-urlencoded' }, body: `client_id=${c.clientId}&client_secret=${c.clientSecret}` })).json();
-      const headers = { apikey: c.apiKey, authorization: `Bearer ${tok.access_token}`, 'content-type': 'application/json' };
+      const tok = await (
+        await fetch(`${base}/v1/gateway/access-token`, {
+          method: 'POST',
+          headers: { apikey: c.apiKey, 'content-type': 'application/x-www-form-urlencoded' },
+          body: `client_id=${c.clientId}&client_secret=${c.clientSecret}`,
+        })
+      ).json();
+      const headers = {
+        apikey: c.apiKey,
+        authorization: `Bearer ${tok.access_token}`,
+        'content-type': 'application/json',
+      };
       for (const body of [
-        { amount: { currency: 'GEL', total: 20 }, returnurl: 'http://localhost/r', extra: 'GE60KB0000000101904917', extra2: '5', callbackUrl: 'http://localhost:3000/cb' },
+        {
+          amount: { currency: 'GEL', total: 20 },
+          returnurl: 'http://localhost/r',
+          extra: 'GE60KB0000000101904917',
+          extra2: '5',
+          callbackUrl: 'http://localhost:3000/cb',
+        },
         { amount: { currency: 'USD', total: 5 }, returnurl: 'http://localhost/r', saveCard: true },
       ]) {
         const res = await fetch(`${base}/v1/gateway/payments`, { method: 'POST', headers, body: JSON.stringify(body) });
         assert.equal(res.status, 200, await res.clone().text());
         assert.equal((await res.json()).links[1].uri.startsWith(`${base}/checkout/`), true);
       }
-      assert.equal((await fetch(`${base}/admin/v1/merchants`, { headers: { authorization: `Bearer ${adminToken}` } })).status, 200);
+      assert.equal(
+        (await fetch(`${base}/admin/v1/merchants`, { headers: { authorization: `Bearer ${adminToken}` } })).status,
+        200,
+      );
 
       // The bundle carries the checkout's and the dashboard's assets and the migrations (applied above).
-      for (const asset of ['checkout/assets/checkout.css', 'dashboard/assets/dashboard.css', 'dashboard/assets/dashboard.js']) {
+      for (const asset of [
+        'checkout/assets/checkout.css',
+        'dashboard/assets/dashboard.css',
+        'dashboard/assets/dashboard.js',
+      ]) {
         const res = await fetch(`${base}/${asset}`);
         assert.equal(res.status, 200, asset);
         assert.equal(await res.text(), fs.readFileSync(`src/${asset}`, 'utf8'));
@@ -73,8 +101,14 @@ describe('the gateway process', () => {
       const again = await start(env, bundle);
       assert.doesNotMatch(again.output(), /created now/);
       assert.equal(fs.readFileSync(path.join(dir, 'admin-token'), 'utf8').trim(), adminToken);
-      assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'demo-merchant.json'), 'utf8')).credentials.clientSecret, c.clientSecret);
-      assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, 'demo-merchant.json'), 'utf8')).dashboard, demo.dashboard);
+      assert.equal(
+        JSON.parse(fs.readFileSync(path.join(dir, 'demo-merchant.json'), 'utf8')).credentials.clientSecret,
+        c.clientSecret,
+      );
+      assert.deepEqual(
+        JSON.parse(fs.readFileSync(path.join(dir, 'demo-merchant.json'), 'utf8')).dashboard,
+        demo.dashboard,
+      );
       again.child.kill('SIGINT');
       assert.equal(await again.exited, 0, again.output());
 
@@ -95,7 +129,10 @@ describe('the gateway process', () => {
   });
 
   it('refuses production mode without an admin token in the environment', { timeout: 120_000 }, async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, KARIBCHE_MODE: 'production', KARIBCHE_ADMIN_TOKEN: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { ...process.env, KARIBCHE_MODE: 'production', KARIBCHE_ADMIN_TOKEN: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     const code = await new Promise((resolve) => child.on('exit', resolve));
@@ -103,9 +140,17 @@ describe('the gateway process', () => {
     assert.match(err, /production mode requires KARIBCHE_ADMIN_TOKEN/);
   });
 
-  it('refuses production mode without a real acquirer connector (never the simulator)', { timeout: 120_000 }, async () => {
+  it('refuses production mode without a real acquirer connector (never the simulator)', {
+    timeout: 120_000,
+  }, async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: { ...process.env, KARIBCHE_MODE: 'production', KARIBCHE_ADMIN_TOKEN: 'production-test-admin-token-0123456789', KARIBCHE_ACQUIRER_MODULE: '', KARIBCHE_DATA_DIR: os.tmpdir() },
+      env: {
+        ...process.env,
+        KARIBCHE_MODE: 'production',
+        KARIBCHE_ADMIN_TOKEN: 'production-test-admin-token-0123456789',
+        KARIBCHE_ACQUIRER_MODULE: '',
+        KARIBCHE_DATA_DIR: os.tmpdir(),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let err = '';
@@ -116,13 +161,24 @@ describe('the gateway process', () => {
   });
 
   describePostgres('on PostgreSQL [postgres]', () => {
-    it('runs several worker processes on one port, replaces a dead one, and stops them all [postgres]', { timeout: 300_000 }, async () => {
+    it('runs several worker processes on one port, replaces a dead one, and stops them all [postgres]', {
+      timeout: 300_000,
+    }, async () => {
       const t = await openTestDb('postgres');
       const port = await freePort();
-      const p = await start({ KARIBCHE_DATA_DIR: t.dataDir, PORT: String(port), DATABASE_URL: t.url!, KARIBCHE_ADMIN_TOKEN: 'workers-test-admin-token-0123456789', KARIBCHE_WORKERS: '2' });
+      const p = await start({
+        KARIBCHE_DATA_DIR: t.dataDir,
+        PORT: String(port),
+        DATABASE_URL: t.url!,
+        KARIBCHE_ADMIN_TOKEN: 'workers-test-admin-token-0123456789',
+        KARIBCHE_WORKERS: '2',
+      });
       const pidsSeen = async (n: number) => {
         const pids = new Set<number>();
-        for (let i = 0; i < n; i++) pids.add((await (await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { connection: 'close' } })).json()).pid);
+        for (let i = 0; i < n; i++)
+          pids.add(
+            (await (await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { connection: 'close' } })).json()).pid,
+          );
         return pids;
       };
       try {
@@ -138,7 +194,11 @@ describe('the gateway process', () => {
         };
         assert.match(p.output(), /workers: 2/);
         // The primary writes the start to the log stream too, as the one gateway.started line.
-        const started = () => p.output().split('\n').filter((l) => l.includes('"event":"gateway.started"'));
+        const started = () =>
+          p
+            .output()
+            .split('\n')
+            .filter((l) => l.includes('"event":"gateway.started"'));
         await waitUntil('the gateway.started log line', () => started().length > 0, 30_000);
         assert.equal(started().length, 1, p.output());
         assert.equal(JSON.parse(started()[0]!).workers, 2);
@@ -148,12 +208,18 @@ describe('the gateway process', () => {
         process.kill(victim, 'SIGKILL');
         // A connection the primary hands to the worker in the instant it dies is lost (node:cluster
         // round-robin), so ask again only once the primary has seen the exit.
-        await waitUntil('the primary logs the death', () => p.output().includes(`"event":"worker.exited","workerPid":${victim}`), 30_000, 20);
+        await waitUntil(
+          'the primary logs the death',
+          () => p.output().includes(`"event":"worker.exited","workerPid":${victim}`),
+          30_000,
+          20,
+        );
         const now = await waitForTwo(victim);
         assert.ok(!now.has(victim) && now.size === 2, `after the kill: ${[...now]}`);
         p.child.kill('SIGTERM');
         assert.equal(await p.exited, 0, p.output());
-        for (const pid of now) assert.throws(() => process.kill(pid, 0), 'worker still running after the primary stopped');
+        for (const pid of now)
+          assert.throws(() => process.kill(pid, 0), 'worker still running after the primary stopped');
       } finally {
         p.child.kill('SIGKILL');
         await t.drop();
@@ -164,24 +230,50 @@ describe('the gateway process', () => {
       const t = await openTestDb('postgres');
       const port = await freePort();
       const adminToken = 'shutdown-test-admin-token-0123456789';
-      const p = await start({ KARIBCHE_DATA_DIR: t.dataDir, PORT: String(port), DATABASE_URL: t.url!, KARIBCHE_ADMIN_TOKEN: adminToken, KARIBCHE_MODE: 'production', KARIBCHE_ACQUIRER_MODULE: TEST_ACQUIRER_MODULE });
+      const p = await start({
+        KARIBCHE_DATA_DIR: t.dataDir,
+        PORT: String(port),
+        DATABASE_URL: t.url!,
+        KARIBCHE_ADMIN_TOKEN: adminToken,
+        KARIBCHE_MODE: 'production',
+        KARIBCHE_ACQUIRER_MODULE: TEST_ACQUIRER_MODULE,
+      });
       const locker = new pg.Client({ connectionString: t.url! });
       try {
         const base = `http://127.0.0.1:${port}`;
         const auth = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
-        const created = await (await fetch(`${base}/admin/v1/merchants`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'Slow' }) })).json();
+        const created = await (
+          await fetch(`${base}/admin/v1/merchants`, {
+            method: 'POST',
+            headers: auth,
+            body: JSON.stringify({ name: 'Slow' }),
+          })
+        ).json();
         const id = created.merchant.clientId;
         // Hold the merchant row so the PATCH below is still running when SIGTERM arrives.
         await locker.connect();
         await locker.query('BEGIN');
         await locker.query('SELECT * FROM merchants WHERE client_id = $1 FOR UPDATE', [id]);
-        const inFlight = fetch(`${base}/admin/v1/merchants/${id}`, { method: 'PATCH', headers: auth, body: JSON.stringify({ name: 'Renamed' }) });
+        const inFlight = fetch(`${base}/admin/v1/merchants/${id}`, {
+          method: 'PATCH',
+          headers: auth,
+          body: JSON.stringify({ name: 'Renamed' }),
+        });
         // The PATCH is in flight once it waits for the row lock held above.
         // (Asked outside the locker's transaction, which would see one snapshot of pg_stat_activity.)
-        const waiting = async () => (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0]!.n > 0;
+        const waiting = async () =>
+          (
+            await t.db.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+            )
+          ).rows[0]!.n > 0;
         await waitUntil('the PATCH waits for the row lock', waiting, 30_000);
         p.child.kill('SIGTERM');
-        await waitUntil('the gateway begins to shut down', () => p.output().includes('shutting down: finishing in-flight requests'), 30_000);
+        await waitUntil(
+          'the gateway begins to shut down',
+          () => p.output().includes('shutting down: finishing in-flight requests'),
+          30_000,
+        );
         assert.equal(p.child.exitCode, null, 'still running while a request is in flight');
         assert.ok(await waiting(), 'the request is still in flight');
         await locker.query('COMMIT');

@@ -42,19 +42,40 @@ function tellTerminal(text: string): void {
  * The human banner goes to stderr, so that stdout is the JSON log stream alone (a log shipper reads
  * it unmixed); the same facts, without secrets, are also one log line.
  */
-function banner(config: Config, database: string, b: BootstrapResult | null, workers: number, log: { info(o: object, msg: string): void }): void {
-  const lines = ['', `Karibche ${config.mode} gateway on ${config.publicUrl} (database: ${database}, workers: ${workers})`, `  docs           ${config.publicUrl}/docs`];
+function banner(
+  config: Config,
+  database: string,
+  b: BootstrapResult | null,
+  workers: number,
+  log: { info(o: object, msg: string): void },
+): void {
+  const lines = [
+    '',
+    `Karibche ${config.mode} gateway on ${config.publicUrl} (database: ${database}, workers: ${workers})`,
+    `  docs           ${config.publicUrl}/docs`,
+  ];
   if (b?.adminTokenFile) lines.push(`  admin token    ${b.adminTokenFile}`);
   if (b?.demo) {
     lines.push(`  demo merchant  ${b.demoFile}${b.demoCreated ? ' (created now)' : ''}`);
     lines.push(JSON.stringify({ credentials: b.demo }, null, 2));
   }
-  if (b?.dashboard) lines.push(`  dashboard      ${config.publicUrl}/dashboard  (${b.dashboard.email} / ${b.dashboard.password})`);
+  if (b?.dashboard)
+    lines.push(`  dashboard      ${config.publicUrl}/dashboard  (${b.dashboard.email} / ${b.dashboard.password})`);
   lines.push(...rotationLines(b));
   // Request logs follow on the terminal and scroll this away; the files stay, and the CLI reads them.
   if (b?.demo) lines.push(`  shown again    ${credentialsCommand(config)}`);
   tellTerminal(`${lines.join('\n')}\n\n`);
-  log.info({ event: 'gateway.started', mode: config.mode, url: config.publicUrl, database, workers, demoMerchant: b?.demo?.clientId ?? null }, 'gateway started');
+  log.info(
+    {
+      event: 'gateway.started',
+      mode: config.mode,
+      url: config.publicUrl,
+      database,
+      workers,
+      demoMerchant: b?.demo?.clientId ?? null,
+    },
+    'gateway started',
+  );
 }
 
 /** The command that prints the banner's credentials again, with the variables this start differs in. */
@@ -136,7 +157,10 @@ async function runPrimary(config: Config): Promise<void> {
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
     void taken.get(worker)?.then(() => taken.delete(worker));
-    log.warn({ event: 'worker.exited', workerPid: worker.process.pid, code, signal }, `worker ${worker.process.pid} exited; starting a replacement`);
+    log.warn(
+      { event: 'worker.exited', workerPid: worker.process.pid, code, signal },
+      `worker ${worker.process.pid} exited; starting a replacement`,
+    );
     fork();
   });
   for (let i = 0; i < config.workers; i++) fork();
@@ -161,7 +185,9 @@ async function runPrimary(config: Config): Promise<void> {
     // Done when every worker has exited and its last log lines have been taken.
     const workers = alive();
     for (const w of workers) w.process.kill('SIGTERM');
-    void Promise.all(workers.map((w) => Promise.all([new Promise((r) => (w.isDead() ? r(null) : w.once('exit', r))), taken.get(w)]))).then(() => exit(0));
+    void Promise.all(
+      workers.map((w) => Promise.all([new Promise((r) => (w.isDead() ? r(null) : w.once('exit', r))), taken.get(w)])),
+    ).then(() => exit(0));
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

@@ -37,7 +37,11 @@ export interface Services {
  * the business clock of the merchant the request acts for (`clientId`, by default the merchant
  * that authenticated it) — a merchant may have a sandbox clock of its own (issue 15).
  */
-export const forRequest = (s: Services, request: { log: FastifyBaseLogger; merchant?: Merchant }, clientId: string | undefined = request.merchant?.clientId): Services => ({
+export const forRequest = (
+  s: Services,
+  request: { log: FastifyBaseLogger; merchant?: Merchant },
+  clientId: string | undefined = request.merchant?.clientId,
+): Services => ({
   ...s,
   // Fastify was given our pino logger (app.ts): a request's log is that logger's child.
   log: request.log as unknown as Logger,
@@ -45,4 +49,7 @@ export const forRequest = (s: Services, request: { log: FastifyBaseLogger; merch
 });
 
 /** The services on one merchant's business clock (background work about that merchant's payments). */
-export const forMerchant = <T extends { clock: Clock }>(s: T, clientId: string): T => ({ ...s, clock: s.clock.forMerchant(clientId) });
+export const forMerchant = <T extends { clock: Clock }>(s: T, clientId: string): T => ({
+  ...s,
+  clock: s.clock.forMerchant(clientId),
+});

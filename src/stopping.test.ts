@@ -24,10 +24,22 @@ type Pipe = 'read' | 'unread' | 'closed';
  * (the pipe fills up) or closed by us (every write gets EPIPE), and its stderr read or closed, from
  * the first byte; resolves once it answers /healthz.
  */
-async function startGateway(port: number, pipes: { stdout: Pipe; stderr?: Pipe }, env: Record<string, string> = {}): Promise<ChildProcess> {
+async function startGateway(
+  port: number,
+  pipes: { stdout: Pipe; stderr?: Pipe },
+  env: Record<string, string> = {},
+): Promise<ChildProcess> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-stop-'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, KARIBCHE_DATA_DIR: dir, PORT: String(port), DATABASE_URL: '', KARIBCHE_ADMIN_TOKEN: '', LOG_LEVEL: 'info', ...env },
+    env: {
+      ...process.env,
+      KARIBCHE_DATA_DIR: dir,
+      PORT: String(port),
+      DATABASE_URL: '',
+      KARIBCHE_ADMIN_TOKEN: '',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   if (pipes.stdout === 'closed') child.stdout!.destroy();
@@ -38,7 +50,10 @@ async function startGateway(port: number, pipes: { stdout: Pipe; stderr?: Pipe }
   else child.stderr!.on('data', (d) => (err += d));
   const started = Date.now();
   for (;;) {
-    const up = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    const up = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) return child;
     if (child.exitCode !== null) throw new Error(`gateway exited (${child.exitCode}): ${err}`);
     if (Date.now() - started > START_WITHIN_MS) throw new Error(`gateway did not start: ${err}`);
@@ -48,12 +63,21 @@ async function startGateway(port: number, pipes: { stdout: Pipe; stderr?: Pipe }
 
 /** Enough requests that their log lines overflow any pipe buffer (each request logs ~0.5 KB). */
 async function flood(port: number, n: number): Promise<void> {
-  const one = () => fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.text(), () => '');
+  const one = () =>
+    fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2_000) }).then(
+      (r) => r.text(),
+      () => '',
+    );
   for (let i = 0; i < n; i += 50) await Promise.all(Array.from({ length: 50 }, one));
 }
 
-async function stopsWithin(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<{ ms: number; code: number | null }> {
-  const exited = new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.on('exit', (code) => resolve(code))));
+async function stopsWithin(
+  child: ChildProcess,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<{ ms: number; code: number | null }> {
+  const exited = new Promise<number | null>((resolve) =>
+    child.exitCode !== null ? resolve(child.exitCode) : child.on('exit', (code) => resolve(code)),
+  );
   const t0 = Date.now();
   child.kill(signal);
   const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), LIMIT_MS + 10_000))]);
@@ -64,9 +88,17 @@ async function stopsWithin(child: ChildProcess, signal: NodeJS.Signals = 'SIGTER
   return { ms: Date.now() - t0, code };
 }
 
-const PIPES: { stdout: Pipe; stderr?: Pipe }[] = [{ stdout: 'unread' }, { stdout: 'closed' }, { stdout: 'read', stderr: 'closed' }];
+const PIPES: { stdout: Pipe; stderr?: Pipe }[] = [
+  { stdout: 'unread' },
+  { stdout: 'closed' },
+  { stdout: 'read', stderr: 'closed' },
+];
 const said = (p: { stdout: Pipe; stderr?: Pipe }) =>
-  p.stderr === 'closed' ? 'its stderr is closed by the reader (EPIPE)' : p.stdout === 'unread' ? 'its stdout is no longer read (full pipe)' : 'its stdout is closed by the reader (EPIPE)';
+  p.stderr === 'closed'
+    ? 'its stderr is closed by the reader (EPIPE)'
+    : p.stdout === 'unread'
+      ? 'its stdout is no longer read (full pipe)'
+      : 'its stdout is closed by the reader (EPIPE)';
 
 /** The worker pids answering /healthz once `n` distinct ones (none of them `gone`) have answered. */
 async function workers(port: number, n: number, gone?: number): Promise<Set<number>> {
@@ -74,7 +106,13 @@ async function workers(port: number, n: number, gone?: number): Promise<Set<numb
   const end = Date.now() + START_WITHIN_MS;
   while (seen.size < n) {
     if (Date.now() > end) assert.fail(`only workers ${[...seen]} answered in ${START_WITHIN_MS} ms`);
-    const body = await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { connection: 'close' }, signal: AbortSignal.timeout(2_000) }).then((r) => r.json() as Promise<{ pid: number }>, () => null);
+    const body = await fetch(`http://127.0.0.1:${port}/healthz`, {
+      headers: { connection: 'close' },
+      signal: AbortSignal.timeout(2_000),
+    }).then(
+      (r) => r.json() as Promise<{ pid: number }>,
+      () => null,
+    );
     if (body && body.pid !== gone) seen.add(body.pid);
     else await new Promise((r) => setTimeout(r, 100));
   }
@@ -94,10 +132,22 @@ describe('stopping the gateway process', () => {
     });
   }
 
-  it('SIGTERM to `npm start` stops the gateway itself (npm → sh → node), within the limit', { timeout: 300_000 }, async () => {
+  it('SIGTERM to `npm start` stops the gateway itself (npm → sh → node), within the limit', {
+    timeout: 300_000,
+  }, async () => {
     const port = await freePort();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-npm-start-'));
-    const npm = spawn('npm', ['start', '--silent'], { env: { ...process.env, KARIBCHE_DATA_DIR: dir, PORT: String(port), DATABASE_URL: '', KARIBCHE_ADMIN_TOKEN: '', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const npm = spawn('npm', ['start', '--silent'], {
+      env: {
+        ...process.env,
+        KARIBCHE_DATA_DIR: dir,
+        PORT: String(port),
+        DATABASE_URL: '',
+        KARIBCHE_ADMIN_TOKEN: '',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let err = '';
     npm.stderr!.on('data', (d) => (err += d));
     const started = Date.now();
@@ -120,10 +170,17 @@ describe('stopping the gateway process', () => {
 
 describePostgres('stopping a cluster (KARIBCHE_WORKERS=2) [postgres]', () => {
   for (const pipes of PIPES) {
-    it(`outlives a worker's death and stops with all its workers within ${LIMIT_MS / 1000} s when ${said(pipes)}`, { timeout: 400_000 }, async () => {
+    it(`outlives a worker's death and stops with all its workers within ${LIMIT_MS / 1000} s when ${said(pipes)}`, {
+      timeout: 400_000,
+    }, async () => {
       const t = await openTestDb('postgres');
       const port = await freePort();
-      const child = await startGateway(port, pipes, { DATABASE_URL: t.url!, KARIBCHE_DATA_DIR: t.dataDir, KARIBCHE_WORKERS: '2', KARIBCHE_DB_POOL: '4' });
+      const child = await startGateway(port, pipes, {
+        DATABASE_URL: t.url!,
+        KARIBCHE_DATA_DIR: t.dataDir,
+        KARIBCHE_WORKERS: '2',
+        KARIBCHE_DB_POOL: '4',
+      });
       try {
         const first = await workers(port, 2);
         await flood(port, 1_000);
@@ -137,7 +194,8 @@ describePostgres('stopping a cluster (KARIBCHE_WORKERS=2) [postgres]', () => {
         console.log(`[stopping] cluster of 2 workers, ${said(pipes)}: exit ${code} ${ms} ms after SIGTERM`);
         assert.ok(ms < LIMIT_MS, `took ${ms} ms`);
         assert.equal(code, 0, 'a clean stop');
-        for (const pid of now) assert.equal(processAlive(pid), false, `worker ${pid} still runs after the primary stopped`);
+        for (const pid of now)
+          assert.equal(processAlive(pid), false, `worker ${pid} still runs after the primary stopped`);
       } finally {
         child.kill('SIGKILL');
         await t.drop();

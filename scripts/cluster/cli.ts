@@ -65,6 +65,8 @@ switch (command) {
     break;
   }
   default:
-    say('usage: npm run cluster -- up | status | kill-primary | partition-primary | switchover | kill-gateway [gwN] | kill-etcd [dbN] | heal | usage [seconds] | down');
+    say(
+      'usage: npm run cluster -- up | status | kill-primary | partition-primary | switchover | kill-gateway [gwN] | kill-etcd [dbN] | heal | usage [seconds] | down',
+    );
     process.exit(2);
 }

@@ -5,10 +5,27 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { PG_BIN, dbRouterConfig, etcdArgs, loadBalancerConfig, patroniConfig, writeLoadBalancerErrors } from './configs.ts';
+import {
+  PG_BIN,
+  dbRouterConfig,
+  etcdArgs,
+  loadBalancerConfig,
+  patroniConfig,
+  writeLoadBalancerErrors,
+} from './configs.ts';
 import { createNetwork, leftovers, pidsIn, removeNetwork, setLink } from './network.ts';
 import { alive, daemonPid, killDaemon, logFile, restartDaemon, startDaemon, waitDead } from './processes.ts';
-import { PORTS, dbHosts, gatewayHosts, hostByName, hostDir, patroniUrl, topology, type Host, type Topology } from './topology.ts';
+import {
+  PORTS,
+  dbHosts,
+  gatewayHosts,
+  hostByName,
+  hostDir,
+  patroniUrl,
+  topology,
+  type Host,
+  type Topology,
+} from './topology.ts';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 export const DATABASE = 'karibche';
@@ -41,7 +58,10 @@ export function info(t: Topology): ClusterInfo {
 }
 
 /** GET/POST with a deadline; null when nothing answered. */
-export async function http(url: string, init: RequestInit & { timeoutMs?: number } = {}): Promise<{ status: number; body: string } | null> {
+export async function http(
+  url: string,
+  init: RequestInit & { timeoutMs?: number } = {},
+): Promise<{ status: number; body: string } | null> {
   try {
     const res = await fetch(url, { ...init, signal: AbortSignal.timeout(init.timeoutMs ?? 2_000) });
     return { status: res.status, body: await res.text() };
@@ -76,20 +96,29 @@ export interface UpOptions {
 }
 
 export function clusterTopology(o: Pick<UpOptions, 'id' | 'lbPort' | 'dir'> = {}): Topology {
-  return topology(o.id ?? Number(process.env.KARIBCHE_CLUSTER_ID ?? 24), o.lbPort ?? Number(process.env.KARIBCHE_CLUSTER_PORT ?? 8480), o.dir ?? process.env.KARIBCHE_CLUSTER_DIR);
+  return topology(
+    o.id ?? Number(process.env.KARIBCHE_CLUSTER_ID ?? 24),
+    o.lbPort ?? Number(process.env.KARIBCHE_CLUSTER_PORT ?? 8480),
+    o.dir ?? process.env.KARIBCHE_CLUSTER_DIR,
+  );
 }
 
 export async function up(o: UpOptions = {}): Promise<ClusterInfo> {
   const t = clusterTopology(o);
   const log = o.log ?? (() => {});
   const left = leftovers(t);
-  if (left.length || fs.existsSync(t.dir)) throw new Error(`cluster ${t.id} exists already (${[...left, fs.existsSync(t.dir) ? t.dir : ''].filter(Boolean).join(', ')}): run down first`);
+  if (left.length || fs.existsSync(t.dir))
+    throw new Error(
+      `cluster ${t.id} exists already (${[...left, fs.existsSync(t.dir) ? t.dir : ''].filter(Boolean).join(', ')}): run down first`,
+    );
   fs.mkdirSync(t.dir, { recursive: true, mode: 0o755 });
   fs.chmodSync(t.dir, 0o755);
   fs.writeFileSync(path.join(t.dir, 'topology.json'), JSON.stringify({ id: t.id, lbPort: t.lbPort }));
   try {
     log('building the gateway bundle');
-    execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs'), path.join(t.dir, 'dist')], { stdio: 'inherit' });
+    execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs'), path.join(t.dir, 'dist')], {
+      stdio: 'inherit',
+    });
     fs.symlinkSync(path.join(root, 'node_modules'), path.join(t.dir, 'node_modules'));
     log(`network: bridge ${t.bridge} ${t.subnet}, ${t.hosts.length} namespaces`);
     createNetwork(t);
@@ -101,27 +130,51 @@ export async function up(o: UpOptions = {}): Promise<ClusterInfo> {
       execFileSync('chown', ['-R', 'postgres:postgres', dir]);
       startDaemon(t, { key: etcdKey(h), host: h, cmd: 'etcd', args: etcdArgs(t, h) });
     }
-    await Promise.all(dbHosts(t).map((h) => until(`etcd on ${h.name}`, 60_000, async () => (await http(`http://${h.ip}:${PORTS.etcdClient}/health`))?.body.includes('true'))));
+    await Promise.all(
+      dbHosts(t).map((h) =>
+        until(`etcd on ${h.name}`, 60_000, async () =>
+          (await http(`http://${h.ip}:${PORTS.etcdClient}/health`))?.body.includes('true'),
+        ),
+      ),
+    );
     log('etcd: 3 members healthy');
     for (const h of dbHosts(t)) {
-      startDaemon(t, { key: patroniKey(h), host: h, cmd: 'patroni', args: [path.join(hostDir(t, h), 'patroni.yml')], user: 'postgres', env: { HOME: hostDir(t, h) } });
+      startDaemon(t, {
+        key: patroniKey(h),
+        host: h,
+        cmd: 'patroni',
+        args: [path.join(hostDir(t, h), 'patroni.yml')],
+        user: 'postgres',
+        env: { HOME: hostDir(t, h) },
+      });
     }
     // initdb and two base backups: seconds on a quiet machine, minutes beside a whole test suite.
-    const leader = await until('a Patroni leader with a synchronous standby and a streaming replica', 600_000, async () => {
-      const c = await patroniCluster(t);
-      const members = c?.members ?? [];
-      const lead = members.find((m) => m.role === 'leader' && m.state === 'running');
-      const sync = members.find((m) => m.role === 'sync_standby' && (m.state === 'streaming' || m.state === 'running'));
-      const other = members.find((m) => m.role === 'replica' && (m.state === 'streaming' || m.state === 'running'));
-      return lead && sync && other ? lead.name : null;
-    });
+    const leader = await until(
+      'a Patroni leader with a synchronous standby and a streaming replica',
+      600_000,
+      async () => {
+        const c = await patroniCluster(t);
+        const members = c?.members ?? [];
+        const lead = members.find((m) => m.role === 'leader' && m.state === 'running');
+        const sync = members.find(
+          (m) => m.role === 'sync_standby' && (m.state === 'streaming' || m.state === 'running'),
+        );
+        const other = members.find((m) => m.role === 'replica' && (m.state === 'streaming' || m.state === 'running'));
+        return lead && sync && other ? lead.name : null;
+      },
+    );
     log(`patroni: leader ${leader}, one synchronous standby, one replica`);
     await createDatabase(hostByName(t, leader));
 
     for (const h of gatewayHosts(t)) {
       fs.mkdirSync(path.join(hostDir(t, h), 'data'), { recursive: true });
       fs.writeFileSync(path.join(hostDir(t, h), 'haproxy.cfg'), dbRouterConfig(t));
-      startDaemon(t, { key: `router@${h.name}`, host: h, cmd: 'haproxy', args: ['-f', path.join(hostDir(t, h), 'haproxy.cfg')] });
+      startDaemon(t, {
+        key: `router@${h.name}`,
+        host: h,
+        cmd: 'haproxy',
+        args: ['-f', path.join(hostDir(t, h), 'haproxy.cfg')],
+      });
     }
     // The first gateway bootstraps the sandbox (admin token, demo merchant); the others start with
     // the same files, as hosts deployed from one secret store would.
@@ -142,7 +195,11 @@ export async function up(o: UpOptions = {}): Promise<ClusterInfo> {
     writeLoadBalancerErrors(t);
     fs.writeFileSync(path.join(t.dir, 'lb.cfg'), loadBalancerConfig(t));
     startDaemon(t, { key: 'lb', host: null, cmd: 'haproxy', args: ['-f', path.join(t.dir, 'lb.cfg')] });
-    await until('the load balancer', 30_000, async () => (await http(`http://127.0.0.1:${t.lbPort}/readyz`))?.status === 200);
+    await until(
+      'the load balancer',
+      30_000,
+      async () => (await http(`http://127.0.0.1:${t.lbPort}/readyz`))?.status === 200,
+    );
     log(`load balancer: http://127.0.0.1:${t.lbPort}`);
     return info(t);
   } catch (err) {
@@ -172,11 +229,21 @@ function startGateway(t: Topology, h: Host, extra: Record<string, string> = {}):
 }
 
 async function waitGatewayReady(h: Host): Promise<void> {
-  await until(`the gateway on ${h.name}`, 300_000, async () => (await http(`http://${h.ip}:${PORTS.gateway}/readyz`))?.status === 200);
+  await until(
+    `the gateway on ${h.name}`,
+    300_000,
+    async () => (await http(`http://${h.ip}:${PORTS.gateway}/readyz`))?.status === 200,
+  );
 }
 
 async function createDatabase(leader: Host): Promise<void> {
-  const c = new pg.Client({ host: leader.ip, port: PORTS.postgres, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 5_000 });
+  const c = new pg.Client({
+    host: leader.ip,
+    port: PORTS.postgres,
+    user: 'postgres',
+    database: 'postgres',
+    connectionTimeoutMillis: 5_000,
+  });
   await c.connect();
   try {
     await c.query(`CREATE DATABASE ${DATABASE}`);
@@ -221,10 +288,15 @@ export async function waitPrimary(t: Topology, ms: number, not?: Host): Promise<
 export async function waitHealthy(t: Topology, ms: number): Promise<void> {
   await until('a healthy cluster (leader, sync standby, replica; 3 etcd members; 3 gateways)', ms, async () => {
     const m = (await patroniCluster(t))?.members ?? [];
-    const ok = m.some((x) => x.role === 'leader' && x.state === 'running') && m.some((x) => x.role === 'sync_standby' && RUNNING.has(x.state)) && m.some((x) => x.role === 'replica' && RUNNING.has(x.state));
+    const ok =
+      m.some((x) => x.role === 'leader' && x.state === 'running') &&
+      m.some((x) => x.role === 'sync_standby' && RUNNING.has(x.state)) &&
+      m.some((x) => x.role === 'replica' && RUNNING.has(x.state));
     if (!ok) return false;
-    for (const h of dbHosts(t)) if (!(await http(`http://${h.ip}:${PORTS.etcdClient}/health`))?.body.includes('true')) return false;
-    for (const h of gatewayHosts(t)) if ((await http(`http://${h.ip}:${PORTS.gateway}/healthz`))?.status !== 200) return false;
+    for (const h of dbHosts(t))
+      if (!(await http(`http://${h.ip}:${PORTS.etcdClient}/health`))?.body.includes('true')) return false;
+    for (const h of gatewayHosts(t))
+      if ((await http(`http://${h.ip}:${PORTS.gateway}/healthz`))?.status !== 200) return false;
     return true;
   });
 }
@@ -240,7 +312,12 @@ export async function reinitStuck(t: Topology): Promise<string[]> {
   const stuck = members.filter((m) => m.role !== 'leader' && !RUNNING.has(m.state));
   for (const m of stuck) {
     const h = hostByName(t, m.name);
-    const r = await http(`${patroniUrl(h)}/reinitialize`, { method: 'POST', body: JSON.stringify({ force: true }), headers: { 'content-type': 'application/json' }, timeoutMs: 10_000 });
+    const r = await http(`${patroniUrl(h)}/reinitialize`, {
+      method: 'POST',
+      body: JSON.stringify({ force: true }),
+      headers: { 'content-type': 'application/json' },
+      timeoutMs: 10_000,
+    });
     if (r?.status !== 200) throw new Error(`reinitialize ${m.name}: ${r?.status} ${r?.body}`);
   }
   return stuck.map((m) => m.name);
@@ -272,7 +349,12 @@ export async function switchover(t: Topology): Promise<{ from: string; to: strin
   const p = await waitPrimary(t, 30_000);
   const sync = (await patroniCluster(t))?.members.find((m) => m.role === 'sync_standby');
   if (!sync) throw new Error('switchover: no synchronous standby');
-  const r = await http(`${patroniUrl(p)}/switchover`, { method: 'POST', body: JSON.stringify({ leader: p.name, candidate: sync.name }), headers: { 'content-type': 'application/json' }, timeoutMs: 60_000 });
+  const r = await http(`${patroniUrl(p)}/switchover`, {
+    method: 'POST',
+    body: JSON.stringify({ leader: p.name, candidate: sync.name }),
+    headers: { 'content-type': 'application/json' },
+    timeoutMs: 60_000,
+  });
   if (r?.status !== 200) throw new Error(`switchover: ${r?.status} ${r?.body}`);
   return { from: p.name, to: sync.name };
 }
@@ -296,7 +378,9 @@ export function killEtcd(t: Topology, name?: string): Host {
 
 export async function restartEtcd(t: Topology, h: Host): Promise<void> {
   if (daemonPid(t, etcdKey(h)) === null) restartDaemon(t, etcdKey(h));
-  await until(`etcd on ${h.name}`, 60_000, async () => (await http(`http://${h.ip}:${PORTS.etcdClient}/health`))?.body.includes('true'));
+  await until(`etcd on ${h.name}`, 60_000, async () =>
+    (await http(`http://${h.ip}:${PORTS.etcdClient}/health`))?.body.includes('true'),
+  );
 }
 
 /** Brings every host's link up and starts whatever daemon of the cluster is not running. */
@@ -304,14 +388,14 @@ export async function heal(t: Topology): Promise<string[]> {
   const done: string[] = [];
   for (const h of t.hosts) setLink(h, true);
   for (const h of dbHosts(t)) {
-    if (daemonPid(t, etcdKey(h)) === null) (restartDaemon(t, etcdKey(h)), done.push(etcdKey(h)));
-    if (daemonPid(t, patroniKey(h)) === null) (restartDaemon(t, patroniKey(h)), done.push(patroniKey(h)));
+    if (daemonPid(t, etcdKey(h)) === null) restartDaemon(t, etcdKey(h)), done.push(etcdKey(h));
+    if (daemonPid(t, patroniKey(h)) === null) restartDaemon(t, patroniKey(h)), done.push(patroniKey(h));
   }
   for (const h of gatewayHosts(t)) {
-    if (daemonPid(t, `router@${h.name}`) === null) (restartDaemon(t, `router@${h.name}`), done.push(`router@${h.name}`));
-    if (daemonPid(t, gatewayKey(h)) === null) (restartDaemon(t, gatewayKey(h)), done.push(gatewayKey(h)));
+    if (daemonPid(t, `router@${h.name}`) === null) restartDaemon(t, `router@${h.name}`), done.push(`router@${h.name}`);
+    if (daemonPid(t, gatewayKey(h)) === null) restartDaemon(t, gatewayKey(h)), done.push(gatewayKey(h));
   }
-  if (daemonPid(t, 'lb') === null) (restartDaemon(t, 'lb'), done.push('lb'));
+  if (daemonPid(t, 'lb') === null) restartDaemon(t, 'lb'), done.push('lb');
   // A member still not running a minute later is rebuilt from the leader.
   try {
     await waitHealthy(t, 60_000);
@@ -323,14 +407,33 @@ export async function heal(t: Topology): Promise<string[]> {
 
 export async function status(t: Topology): Promise<object> {
   const members = (await patroniCluster(t))?.members ?? [];
-  const etcd = await Promise.all(dbHosts(t).map(async (h) => ({ host: h.name, healthy: !!(await http(`http://${h.ip}:${PORTS.etcdClient}/health`))?.body.includes('true') })));
-  const gateways = await Promise.all(gatewayHosts(t).map(async (h) => ({ host: h.name, pid: daemonPid(t, gatewayKey(h)), ready: (await http(`http://${h.ip}:${PORTS.gateway}/readyz`))?.status === 200 })));
+  const etcd = await Promise.all(
+    dbHosts(t).map(async (h) => ({
+      host: h.name,
+      healthy: !!(await http(`http://${h.ip}:${PORTS.etcdClient}/health`))?.body.includes('true'),
+    })),
+  );
+  const gateways = await Promise.all(
+    gatewayHosts(t).map(async (h) => ({
+      host: h.name,
+      pid: daemonPid(t, gatewayKey(h)),
+      ready: (await http(`http://${h.ip}:${PORTS.gateway}/readyz`))?.status === 200,
+    })),
+  );
   const lb = await http(`http://127.0.0.1:${t.lbPort}/readyz`);
-  return { patroni: members.map((m) => ({ name: m.name, role: m.role, state: m.state, timeline: m.timeline, lag: m.lag })), etcd, gateways, loadBalancer: { url: `http://127.0.0.1:${t.lbPort}`, status: lb?.status ?? null } };
+  return {
+    patroni: members.map((m) => ({ name: m.name, role: m.role, state: m.state, timeline: m.timeline, lag: m.lag })),
+    etcd,
+    gateways,
+    loadBalancer: { url: `http://127.0.0.1:${t.lbPort}`, status: lb?.status ?? null },
+  };
 }
 
 /** CPU (cores busy, averaged over `seconds`) and resident memory of every process of the cluster. */
-export async function usage(t: Topology, seconds: number): Promise<{ cores: number; rssMb: number; processes: number }> {
+export async function usage(
+  t: Topology,
+  seconds: number,
+): Promise<{ cores: number; rssMb: number; processes: number }> {
   const pids = () => [...t.hosts.flatMap(pidsIn), daemonPid(t, 'lb')].filter((p): p is number => p !== null);
   const ticks = (pid: number) => {
     try {
@@ -353,7 +456,11 @@ export async function usage(t: Topology, seconds: number): Promise<{ cores: numb
   const now = pids();
   const used = now.reduce((sum, p) => sum + ticks(p) - (before.get(p) ?? ticks(p)), 0);
   // /proc counts CPU time in clock ticks of 1/100 s on Linux.
-  return { cores: Number((used / 100 / seconds).toFixed(2)), rssMb: Math.round(now.reduce((sum, p) => sum + rss(p), 0)), processes: now.length };
+  return {
+    cores: Number((used / 100 / seconds).toFixed(2)),
+    rssMb: Math.round(now.reduce((sum, p) => sum + rss(p), 0)),
+    processes: now.length,
+  };
 }
 
 /** Stops everything the cluster started and removes its namespaces, interfaces and directory. */

@@ -13,17 +13,28 @@ export function etcdArgs(t: Topology, h: Host): string[] {
     .map((d) => `${d.name}=http://${d.ip}:${PORTS.etcdPeer}`)
     .join(',');
   return [
-    '--name', h.name,
-    '--data-dir', path.join(hostDir(t, h), 'etcd'),
-    '--listen-client-urls', `http://${h.ip}:${PORTS.etcdClient}`,
-    '--advertise-client-urls', `http://${h.ip}:${PORTS.etcdClient}`,
-    '--listen-peer-urls', `http://${h.ip}:${PORTS.etcdPeer}`,
-    '--initial-advertise-peer-urls', `http://${h.ip}:${PORTS.etcdPeer}`,
-    '--initial-cluster', cluster,
-    '--initial-cluster-token', `karibche-${t.id}`,
-    '--initial-cluster-state', 'new',
-    '--logger', 'zap',
-    '--log-outputs', 'stderr',
+    '--name',
+    h.name,
+    '--data-dir',
+    path.join(hostDir(t, h), 'etcd'),
+    '--listen-client-urls',
+    `http://${h.ip}:${PORTS.etcdClient}`,
+    '--advertise-client-urls',
+    `http://${h.ip}:${PORTS.etcdClient}`,
+    '--listen-peer-urls',
+    `http://${h.ip}:${PORTS.etcdPeer}`,
+    '--initial-advertise-peer-urls',
+    `http://${h.ip}:${PORTS.etcdPeer}`,
+    '--initial-cluster',
+    cluster,
+    '--initial-cluster-token',
+    `karibche-${t.id}`,
+    '--initial-cluster-state',
+    'new',
+    '--logger',
+    'zap',
+    '--log-outputs',
+    'stderr',
   ];
 }
 
@@ -186,13 +197,26 @@ export function writeLoadBalancerErrors(t: Topology): void {
   const dir = path.join(t.dir, 'lb-errors');
   fs.mkdirSync(dir, { recursive: true });
   const answers: Record<number, [string, string]> = {
-    502: ['Bad Gateway', 'The gateway handling this request stopped before it answered. Retry with the same Idempotency-Key: the request ran at most once.'],
+    502: [
+      'Bad Gateway',
+      'The gateway handling this request stopped before it answered. Retry with the same Idempotency-Key: the request ran at most once.',
+    ],
     503: ['Service Unavailable', 'No gateway is available right now. Retry shortly.'],
-    504: ['Gateway Timeout', 'The gateway did not answer in time. Retry with the same Idempotency-Key: the request ran at most once.'],
+    504: [
+      'Gateway Timeout',
+      'The gateway did not answer in time. Retry with the same Idempotency-Key: the request ran at most once.',
+    ],
   };
   for (const [status, [title, detail]] of Object.entries(answers)) {
     const body = JSON.stringify({ type: 'about:blank', title, status: Number(status), detail });
-    const head = [`HTTP/1.1 ${status} ${title}`, 'Content-Type: application/problem+json', 'Cache-Control: no-store', 'Retry-After: 1', 'Connection: close', `Content-Length: ${Buffer.byteLength(body)}`];
+    const head = [
+      `HTTP/1.1 ${status} ${title}`,
+      'Content-Type: application/problem+json',
+      'Cache-Control: no-store',
+      'Retry-After: 1',
+      'Connection: close',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+    ];
     fs.writeFileSync(path.join(dir, `${status}.http`), `${head.join('\r\n')}\r\n\r\n${body}`);
   }
 }

@@ -60,10 +60,7 @@ export function linkUp(h: Host): boolean {
 /** PIDs of every process running in the host's namespace. */
 export function pidsIn(h: Host): number[] {
   try {
-    return ip('netns', 'pids', h.ns)
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
+    return ip('netns', 'pids', h.ns).split('\n').filter(Boolean).map(Number);
   } catch {
     return [];
   }
@@ -73,6 +70,7 @@ export function pidsIn(h: Host): number[] {
 export function leftovers(t: Topology): string[] {
   const ns = new Set(namespaces());
   const out = t.hosts.filter((h) => ns.has(h.ns)).map((h) => `namespace ${h.ns}`);
-  for (const name of [t.bridge, ...t.hosts.map((h) => h.veth)]) if (tryIp('link', 'show', name)) out.push(`interface ${name}`);
+  for (const name of [t.bridge, ...t.hosts.map((h) => h.veth)])
+    if (tryIp('link', 'show', name)) out.push(`interface ${name}`);
   return out;
 }

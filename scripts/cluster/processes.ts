@@ -27,11 +27,18 @@ export function startDaemon(t: Topology, d: DaemonSpec): number {
   const log = fs.openSync(logFile(t, d.key), 'a');
   const asUser = d.user ? ['setpriv', `--reuid=${d.user}`, `--regid=${d.user}`, '--init-groups', '--reset-env'] : [];
   // setpriv --reset-env drops the environment: hand it back explicitly.
-  const envArgs = d.user ? ['env', ...Object.entries({ PATH: process.env.PATH ?? '/usr/bin:/bin', ...d.env }).map(([k, v]) => `${k}=${v}`)] : [];
+  const envArgs = d.user
+    ? ['env', ...Object.entries({ PATH: process.env.PATH ?? '/usr/bin:/bin', ...d.env }).map(([k, v]) => `${k}=${v}`)]
+    : [];
   const argv = [...(d.host ? ['ip', 'netns', 'exec', d.host.ns] : []), ...asUser, ...envArgs, d.cmd, ...d.args];
   // The cluster's own directory as the working directory: the postgres user must be able to enter
   // it (Patroni's workers chdir to it; a clone in a private temp dir made them fail in CI).
-  const child = spawn(argv[0]!, argv.slice(1), { detached: true, cwd: t.dir, stdio: ['ignore', log, log], env: { ...process.env, ...d.env } });
+  const child = spawn(argv[0]!, argv.slice(1), {
+    detached: true,
+    cwd: t.dir,
+    stdio: ['ignore', log, log],
+    env: { ...process.env, ...d.env },
+  });
   fs.closeSync(log);
   child.unref();
   if (!child.pid) throw new Error(`${d.key}: did not start`);

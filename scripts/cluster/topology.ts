@@ -31,19 +31,39 @@ export interface Topology {
   lbPort: number;
 }
 
-export const PORTS = { etcdClient: 2379, etcdPeer: 2380, postgres: 5432, patroni: 8008, dbRouter: 5000, gateway: 8080 } as const;
+export const PORTS = {
+  etcdClient: 2379,
+  etcdPeer: 2380,
+  postgres: 5432,
+  patroni: 8008,
+  dbRouter: 5000,
+  gateway: 8080,
+} as const;
 
 export function topology(id: number, lbPort: number, dir = path.join(os.tmpdir(), `karibche-cluster-${id}`)): Topology {
   if (!Number.isInteger(id) || id < 1 || id > 250) throw new Error(`cluster id ${id}: 1 to 250`);
   const prefix = `kbc${id}`;
   const subnet = `10.213.${id}`;
-  const host = (name: string, role: Role, last: number): Host => ({ name, role, ns: `${prefix}-${name}`, veth: `${prefix}${name}`, ip: `${subnet}.${last}` });
+  const host = (name: string, role: Role, last: number): Host => ({
+    name,
+    role,
+    ns: `${prefix}-${name}`,
+    veth: `${prefix}${name}`,
+    ip: `${subnet}.${last}`,
+  });
   return {
     id,
     bridge: `${prefix}br`,
     bridgeIp: `${subnet}.1`,
     subnet: `${subnet}.0/24`,
-    hosts: [host('db1', 'db', 11), host('db2', 'db', 12), host('db3', 'db', 13), host('gw1', 'gateway', 21), host('gw2', 'gateway', 22), host('gw3', 'gateway', 23)],
+    hosts: [
+      host('db1', 'db', 11),
+      host('db2', 'db', 12),
+      host('db3', 'db', 13),
+      host('gw1', 'gateway', 21),
+      host('gw2', 'gateway', 22),
+      host('gw3', 'gateway', 23),
+    ],
     dir,
     lbPort,
   };

@@ -40,7 +40,12 @@ function standardKey(secret: string): Buffer {
   return secret.startsWith('whsec_') ? Buffer.from(secret.slice(6), 'base64') : Buffer.from(secret, 'utf8');
 }
 
-export function verifyCallback(headers: HeaderBag, rawBody: string | Buffer, secret: string | string[], options: VerifyOptions = {}): VerifiedCallback {
+export function verifyCallback(
+  headers: HeaderBag,
+  rawBody: string | Buffer,
+  secret: string | string[],
+  options: VerifyOptions = {},
+): VerifiedCallback {
   const secrets = (Array.isArray(secret) ? secret : [secret]).filter(Boolean);
   if (secrets.length === 0) throw new SignatureError('no callback secret given');
   const body = typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8');
@@ -48,7 +53,10 @@ export function verifyCallback(headers: HeaderBag, rawBody: string | Buffer, sec
   const nowSeconds = (options.now ?? Date.now()) / 1000;
   const fresh = (t: number) => {
     if (!Number.isInteger(t)) throw new SignatureError('the signature has no valid timestamp');
-    if (Math.abs(nowSeconds - t) > tolerance) throw new SignatureError(`the timestamp is ${Math.round(nowSeconds - t)} s from now, outside the ${tolerance} s tolerance`);
+    if (Math.abs(nowSeconds - t) > tolerance)
+      throw new SignatureError(
+        `the timestamp is ${Math.round(nowSeconds - t)} s from now, outside the ${tolerance} s tolerance`,
+      );
   };
 
   const signature = header(headers, 'x-callback-signature');
@@ -75,7 +83,10 @@ export function verifyCallback(headers: HeaderBag, rawBody: string | Buffer, sec
     if (!id || !ts) throw new SignatureError('webhook-id and webhook-timestamp are required with webhook-signature');
     t = /^\d+$/.test(ts) ? Number(ts) : NaN;
     fresh(t);
-    const given = webhookSignature.split(' ').filter((s) => s.startsWith('v1,')).map((s) => Buffer.from(s.slice(3), 'base64'));
+    const given = webhookSignature
+      .split(' ')
+      .filter((s) => s.startsWith('v1,'))
+      .map((s) => Buffer.from(s.slice(3), 'base64'));
     const ok = secrets.some((s) => {
       const expected = createHmac('sha256', standardKey(s)).update(`${id}.${t}.${body}`).digest();
       return given.some((g) => same(g, expected));

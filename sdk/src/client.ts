@@ -4,8 +4,18 @@ import { verifyCallback, type HeaderBag, type VerifiedCallback, type VerifyOptio
 import { Events } from './events.ts';
 import { Transport, type Request, type SecretSource } from './transport.ts';
 import type {
-  CancelRequest, CancelResponse, CompletionRequest, CompletionResponse, CreatePaymentRequest, CreatePaymentResponse,
-  DeleteCardResponse, ExecutionRequest, Payment, PaymentList, PaymentListQuery, PostOptions,
+  CancelRequest,
+  CancelResponse,
+  CompletionRequest,
+  CompletionResponse,
+  CreatePaymentRequest,
+  CreatePaymentResponse,
+  DeleteCardResponse,
+  ExecutionRequest,
+  Payment,
+  PaymentList,
+  PaymentListQuery,
+  PostOptions,
 } from './types.ts';
 
 export interface KaribcheOptions {
@@ -59,7 +69,12 @@ class Payments {
 
   /** Capture a pre-authorised payment (amount ≤ the authorised amount). */
   complete(payId: string, body: CompletionRequest, options: PostOptions = {}): Promise<CompletionResponse> {
-    return this.t.request({ method: 'POST', path: this.t.product(`/payments/${enc(payId)}/completion`), body, ...options });
+    return this.t.request({
+      method: 'POST',
+      path: this.t.product(`/payments/${enc(payId)}/completion`),
+      body,
+      ...options,
+    });
   }
 
   /** Charge a saved card. */
@@ -83,7 +98,12 @@ class Callbacks {
    * body, as received, with the merchant's callbackSecret (or both secrets during a rotation);
    * throws SignatureError when it does not hold. Returns the payment to look up.
    */
-  verify(headers: HeaderBag, rawBody: string | Buffer, secret: string | string[], options?: VerifyOptions): VerifiedCallback {
+  verify(
+    headers: HeaderBag,
+    rawBody: string | Buffer,
+    secret: string | string[],
+    options?: VerifyOptions,
+  ): VerifiedCallback {
     return verifyCallback(headers, rawBody, secret, options);
   }
 }

@@ -18,7 +18,8 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
     buffer = lines.pop() ?? ''; // an unfinished line waits for the next chunk
     for (const line of lines) {
       if (line === '') {
-        if (frame.data.length || frame.id !== undefined || frame.retry !== undefined) yield { id: frame.id, event: frame.event, data: frame.data.join('\n'), retry: frame.retry };
+        if (frame.data.length || frame.id !== undefined || frame.retry !== undefined)
+          yield { id: frame.id, event: frame.event, data: frame.data.join('\n'), retry: frame.retry };
         frame = { data: [] };
         continue;
       }

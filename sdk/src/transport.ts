@@ -72,9 +72,17 @@ export class Transport {
   private async fetchToken(): Promise<string> {
     const secret = typeof this.o.clientSecret === 'function' ? await this.o.clientSecret() : this.o.clientSecret;
     const body = new URLSearchParams({ client_id: this.o.clientId, client_secret: secret }).toString();
-    const answer = await this.send({ method: 'POST', path: this.product('/access-token'), auth: false }, { apikey: this.o.apiKey, 'content-type': 'application/x-www-form-urlencoded' }, body);
+    const answer = await this.send(
+      { method: 'POST', path: this.product('/access-token'), auth: false },
+      { apikey: this.o.apiKey, 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    );
     const t = answer as { access_token?: string; expires_in?: number };
-    if (!t?.access_token) throw new KaribcheError(200, { title: 'Unexpected token answer', detail: 'The access-token answer has no access_token' });
+    if (!t?.access_token)
+      throw new KaribcheError(200, {
+        title: 'Unexpected token answer',
+        detail: 'The access-token answer has no access_token',
+      });
     this.token = { value: t.access_token, expiresAt: Date.now() + (t.expires_in ?? 300) * 1000 };
     return t.access_token;
   }
@@ -109,7 +117,12 @@ export class Transport {
           Object.assign(h, { apikey: this.o.apiKey, authorization: `Bearer ${usedToken}` });
         }
         const timeout = AbortSignal.timeout(this.o.timeoutMs);
-        res = await this.o.fetch(this.url(r.path, r.query), { method: r.method, headers: h, body, signal: r.signal ? AbortSignal.any([r.signal, timeout]) : timeout });
+        res = await this.o.fetch(this.url(r.path, r.query), {
+          method: r.method,
+          headers: h,
+          body,
+          signal: r.signal ? AbortSignal.any([r.signal, timeout]) : timeout,
+        });
       } catch (err) {
         if (err instanceof KaribcheError) throw err; // the token fetch failed: it retried already
         if (r.signal?.aborted) throw err;
@@ -118,7 +131,11 @@ export class Transport {
           continue;
         }
         const cause = (err as Error & { cause?: Error }).cause ?? err;
-        throw new KaribcheError(0, { title: 'No answer', detail: `${r.method} ${r.path}: ${(cause as Error).message ?? String(cause)}` }, { cause: err });
+        throw new KaribcheError(
+          0,
+          { title: 'No answer', detail: `${r.method} ${r.path}: ${(cause as Error).message ?? String(cause)}` },
+          { cause: err },
+        );
       }
       const text = await res.text();
       if (res.ok) return parseJson(text);

@@ -2,8 +2,16 @@
 // a change of the gateway's schemas changes them, nothing here is copied by hand.
 import type { paths } from './schema.d.ts';
 
-type Ok<Op> = Op extends { responses: { 200: { content: infer C } } } ? (C extends { 'application/json': infer J } ? J : never) : never;
-type Body<Op> = Op extends { requestBody?: infer B } ? (NonNullable<B> extends { content: { 'application/json': infer J } } ? J : never) : never;
+type Ok<Op> = Op extends { responses: { 200: { content: infer C } } }
+  ? C extends { 'application/json': infer J }
+    ? J
+    : never
+  : never;
+type Body<Op> = Op extends { requestBody?: infer B }
+  ? NonNullable<B> extends { content: { 'application/json': infer J } }
+    ? J
+    : never
+  : never;
 type Query<Op> = Op extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
 
 type Payments = paths['/v1/gateway/payments'];

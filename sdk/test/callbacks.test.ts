@@ -9,8 +9,12 @@ import { Receiver, type Received } from '../../src/testing/receiver.ts';
 import { SignatureError, verifyCallback } from '../src/index.ts';
 import { pay, sdkGateway, sdkMerchant } from './helpers.ts';
 
-const only = (h: Received['headers'], prefix: string) => Object.fromEntries(Object.entries(h).filter(([k]) => !/^(x-callback-signature|webhook-)/.test(k) || k.startsWith(prefix)));
-const refused = (fn: () => unknown, pattern: RegExp) => assert.throws(fn, (e: unknown) => e instanceof SignatureError && pattern.test(e.message));
+const only = (h: Received['headers'], prefix: string) =>
+  Object.fromEntries(
+    Object.entries(h).filter(([k]) => !/^(x-callback-signature|webhook-)/.test(k) || k.startsWith(prefix)),
+  );
+const refused = (fn: () => unknown, pattern: RegExp) =>
+  assert.throws(fn, (e: unknown) => e instanceof SignatureError && pattern.test(e.message));
 
 for (const backend of BACKENDS) {
   describe(`callbacks.verify on the gateway's callbacks [${backend}]`, { timeout: 120_000 }, () => {
@@ -27,7 +31,11 @@ for (const backend of BACKENDS) {
     });
 
     const paidWithCallback = async (client: Awaited<ReturnType<typeof sdkMerchant>>['client']) => {
-      const p = await client.payments.create({ amount: { currency: 'GEL', total: 5 }, returnurl: 'https://shop.example/r', callbackUrl: receiver.url });
+      const p = await client.payments.create({
+        amount: { currency: 'GEL', total: 5 },
+        returnurl: 'https://shop.example/r',
+        callbackUrl: receiver.url,
+      });
       const count = receiver.received.length;
       await pay(t, p.payId);
       await t.gw.services.callbacks.drain();
@@ -40,17 +48,47 @@ for (const backend of BACKENDS) {
       const { payId, callback } = await paidWithCallback(client);
       const secret = credentials.callbackSecret;
       const classic = client.callbacks.verify(only(callback.headers, 'x-callback-signature'), callback.body, secret);
-      assert.deepEqual([classic.payId, classic.scheme, classic.callbackId], [payId, 'x-callback-signature', callback.headers['x-callback-id']]);
-      const standard = client.callbacks.verify(new Headers(only(callback.headers, 'webhook-') as Record<string, string>), Buffer.from(callback.body), secret);
-      assert.deepEqual([standard.payId, standard.scheme, standard.callbackId], [payId, 'standard-webhooks', callback.headers['webhook-id']]);
+      assert.deepEqual(
+        [classic.payId, classic.scheme, classic.callbackId],
+        [payId, 'x-callback-signature', callback.headers['x-callback-id']],
+      );
+      const standard = client.callbacks.verify(
+        new Headers(only(callback.headers, 'webhook-') as Record<string, string>),
+        Buffer.from(callback.body),
+        secret,
+      );
+      assert.deepEqual(
+        [standard.payId, standard.scheme, standard.callbackId],
+        [payId, 'standard-webhooks', callback.headers['webhook-id']],
+      );
       // The specification's own library agrees with the same secret.
-      assert.deepEqual(new Webhook(secret).verify(callback.body, callback.headers as Record<string, string>), { PaymentId: payId });
+      assert.deepEqual(new Webhook(secret).verify(callback.body, callback.headers as Record<string, string>), {
+        PaymentId: payId,
+      });
 
-      refused(() => verifyCallback(callback.headers, callback.body.replace(payId, 'pay_other'), secret), /does not match/);
-      refused(() => verifyCallback(only(callback.headers, 'webhook-'), callback.body, `whsec_${Buffer.from('another secret').toString('base64')}`), /does not match/);
-      refused(() => verifyCallback(callback.headers, callback.body, secret, { now: Date.now() + 301_000 }), /tolerance/);
+      refused(
+        () => verifyCallback(callback.headers, callback.body.replace(payId, 'pay_other'), secret),
+        /does not match/,
+      );
+      refused(
+        () =>
+          verifyCallback(
+            only(callback.headers, 'webhook-'),
+            callback.body,
+            `whsec_${Buffer.from('another secret').toString('base64')}`,
+          ),
+        /does not match/,
+      );
+      refused(
+        () => verifyCallback(callback.headers, callback.body, secret, { now: Date.now() + 301_000 }),
+        /tolerance/,
+      );
       refused(() => verifyCallback({ 'content-type': 'application/json' }, callback.body, secret), /neither/);
-      assert.equal(verifyCallback(callback.headers, callback.body, secret, { now: Date.now() + 200_000, toleranceSeconds: 600 }).payId, payId);
+      assert.equal(
+        verifyCallback(callback.headers, callback.body, secret, { now: Date.now() + 200_000, toleranceSeconds: 600 })
+          .payId,
+        payId,
+      );
     });
 
     it('during a callback-secret rotation each callback carries both signatures, and either secret verifies it', async () => {

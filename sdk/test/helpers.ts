@@ -15,7 +15,12 @@ export interface Call {
 /** A fetch that records each request and its answer's status (null: no answer). */
 export function recordingFetch(calls: Call[]): typeof fetch {
   return async (input, init) => {
-    const call: Call = { method: init?.method ?? 'GET', url: String(input), status: null, headers: { ...(init?.headers as Record<string, string>) } };
+    const call: Call = {
+      method: init?.method ?? 'GET',
+      url: String(input),
+      status: null,
+      headers: { ...(init?.headers as Record<string, string>) },
+    };
     calls.push(call);
     const res = await fetch(input, init);
     call.status = res.status;
@@ -23,14 +28,30 @@ export function recordingFetch(calls: Call[]): typeof fetch {
   };
 }
 
-export async function sdkGateway(backend: Backend, env: Record<string, string> = {}): Promise<{ t: TestGateway; base: string }> {
+export async function sdkGateway(
+  backend: Backend,
+  env: Record<string, string> = {},
+): Promise<{ t: TestGateway; base: string }> {
   return listeningGateway(backend, env);
 }
 
-export async function sdkMerchant(t: TestGateway, base: string, over: Partial<KaribcheOptions> = {}, settings: Record<string, unknown> = EVERYTHING) {
+export async function sdkMerchant(
+  t: TestGateway,
+  base: string,
+  over: Partial<KaribcheOptions> = {},
+  settings: Record<string, unknown> = EVERYTHING,
+) {
   const { credentials } = await createMerchant(t, settings);
   const calls: Call[] = [];
-  const client = new Karibche({ baseUrl: base, apiKey: credentials.apiKey, clientId: credentials.clientId, clientSecret: credentials.clientSecret, fetch: recordingFetch(calls), retryBaseMs: 20, ...over });
+  const client = new Karibche({
+    baseUrl: base,
+    apiKey: credentials.apiKey,
+    clientId: credentials.clientId,
+    clientSecret: credentials.clientSecret,
+    fetch: recordingFetch(calls),
+    retryBaseMs: 20,
+    ...over,
+  });
   return { client, credentials: credentials as Credentials, calls };
 }
 

@@ -22,7 +22,9 @@ function documentedCommands(): string[] {
     .filter(Boolean);
 }
 
-it('the README’s install commands work from a fresh project, and the import resolves (JS and types)', { timeout: 300_000 }, () => {
+it('the README’s install commands work from a fresh project, and the import resolves (JS and types)', {
+  timeout: 300_000,
+}, () => {
   const [pack, install, ...rest] = documentedCommands();
   assert.deepEqual(rest, []);
   assert.equal(pack, 'npm run sdk:pack');
@@ -34,18 +36,33 @@ it('the README’s install commands work from a fresh project, and the import re
   try {
     const packed = path.join(tmp, 'packed');
     fs.mkdirSync(packed);
-    const npm = (cwd: string, args: string[]) => execFileSync(NPM, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } });
+    const npm = (cwd: string, args: string[]) =>
+      execFileSync(NPM, args, {
+        cwd,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: {
+          ...process.env,
+          npm_config_audit: 'false',
+          npm_config_fund: 'false',
+          npm_config_update_notifier: 'false',
+        },
+      });
     // `npm run sdk:pack`, with the README's --pack-destination so that the clone stays clean.
     npm(ROOT, ['run', 'sdk:pack', '--', '--pack-destination', packed]);
     assert.ok(fs.existsSync(path.join(packed, tarball)), `no ${tarball} in ${fs.readdirSync(packed).join(', ')}`);
 
     const project = path.join(tmp, 'shop');
     fs.mkdirSync(project);
-    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'shop', version: '1.0.0', private: true, type: 'module' }));
+    fs.writeFileSync(
+      path.join(project, 'package.json'),
+      JSON.stringify({ name: 'shop', version: '1.0.0', private: true, type: 'module' }),
+    );
     npm(project, ['install', '--prefer-offline', path.join(packed, tarball)]);
     const installed = JSON.parse(fs.readFileSync(path.join(project, 'node_modules', name, 'package.json'), 'utf8'));
     assert.equal(installed.version, version);
-    for (const field of ['license', 'exports', 'types', 'files']) assert.ok(installed[field], `package.json lacks ${field}`);
+    for (const field of ['license', 'exports', 'types', 'files'])
+      assert.ok(installed[field], `package.json lacks ${field}`);
 
     // Node resolves the package by name and finds its exports.
     fs.writeFileSync(
@@ -54,7 +71,10 @@ it('the README’s install commands work from a fresh project, and the import re
 const k = new Karibche({ baseUrl: 'http://127.0.0.1:1', apiKey: 'k', clientId: 'c', clientSecret: 's' });
 console.log(typeof Karibche, typeof KaribcheError, typeof verifyCallback, typeof k.payments.create);`,
     );
-    assert.equal(execFileSync(process.execPath, ['check.mjs'], { cwd: project, encoding: 'utf8' }).trim(), 'function function function function');
+    assert.equal(
+      execFileSync(process.execPath, ['check.mjs'], { cwd: project, encoding: 'utf8' }).trim(),
+      'function function function function',
+    );
 
     // TypeScript resolves the package's types through its exports (a wrong type is an error, so the types are really there).
     fs.writeFileSync(
@@ -68,9 +88,23 @@ export const wrong = k.payments.get(42);
     );
     fs.writeFileSync(
       path.join(project, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, typeRoots: [path.join(ROOT, 'node_modules/@types')], types: ['node'] }, files: ['check.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          noEmit: true,
+          typeRoots: [path.join(ROOT, 'node_modules/@types')],
+          types: ['node'],
+        },
+        files: ['check.ts'],
+      }),
     );
-    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: project, encoding: 'utf8' });
+    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project], {
+      cwd: project,
+      encoding: 'utf8',
+    });
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

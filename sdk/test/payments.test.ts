@@ -8,7 +8,11 @@ import type { TestGateway } from '../../src/testing/harness.ts';
 import { KaribcheError, type PaymentEvent } from '../src/index.ts';
 import { pay, sdkGateway, sdkMerchant, type Call } from './helpers.ts';
 
-const order = (over: Record<string, unknown> = {}) => ({ amount: { currency: 'GEL', total: 10 }, returnurl: 'https://shop.example/return', ...over });
+const order = (over: Record<string, unknown> = {}) => ({
+  amount: { currency: 'GEL', total: 10 },
+  returnurl: 'https://shop.example/return',
+  ...over,
+});
 const tokenCalls = (calls: Call[]) => calls.filter((c) => c.url.endsWith('/access-token'));
 const rejectsWith = (p: Promise<unknown>, status: number, systemCode: string) =>
   assert.rejects(p, (err: unknown) => {
@@ -38,12 +42,19 @@ for (const backend of BACKENDS) {
       assert.equal(got.status, 'Succeeded');
       assert.equal(got.merchantPaymentId, 'sdk-1');
       const listed = await client.payments.list({ status: 'Succeeded', limit: '5' });
-      assert.deepEqual(listed.items.map((p) => p.payId), [created.payId]);
+      assert.deepEqual(
+        listed.items.map((p) => p.payId),
+        [created.payId],
+      );
       const refunded = await client.payments.cancel(created.payId, { amount: 4 });
       assert.equal(refunded.status, 'PartialReturned');
       assert.equal(refunded.returnedAmount, 4);
       const again = await client.payments.create(order(), { idempotencyKey: 'order-2-create' });
-      assert.equal((await client.payments.create(order(), { idempotencyKey: 'order-2-create' })).payId, again.payId, 'the same key replays');
+      assert.equal(
+        (await client.payments.create(order(), { idempotencyKey: 'order-2-create' })).payId,
+        again.payId,
+        'the same key replays',
+      );
 
       const posts = calls.filter((c) => c.method === 'POST' && !c.url.endsWith('/access-token'));
       assert.equal(posts.length, 4);
@@ -66,17 +77,26 @@ for (const backend of BACKENDS) {
       const charged = await client.payments.execute({ recId, money: { amount: 3, currency: 'GEL' } });
       assert.deepEqual([charged.status, charged.amount, charged.paymentMethod], ['Succeeded', 3, 11]);
       assert.equal((await client.cards.delete(recId))?.httpStatusCode, 200);
-      await rejectsWith(client.payments.execute({ recId, money: { amount: 3, currency: 'GEL' } }), 400, 'execute-payment.400.060');
+      await rejectsWith(
+        client.payments.execute({ recId, money: { amount: 3, currency: 'GEL' } }),
+        400,
+        'execute-payment.400.060',
+      );
     });
 
     it('answers errors as a KaribcheError carrying the problem JSON', async () => {
       const { client } = await sdkMerchant(t, base);
-      const err = await client.payments.create({ amount: { currency: 'GEL', total: 0 }, returnurl: 'https://shop.example/r' }).catch((e: unknown) => e);
+      const err = await client.payments
+        .create({ amount: { currency: 'GEL', total: 0 }, returnurl: 'https://shop.example/r' })
+        .catch((e: unknown) => e);
       assert.ok(err instanceof KaribcheError);
       assert.equal(err.status, 400);
       assert.equal(err.systemCode, 'create-payment.400.010');
       assert.equal(err.resultCode, 'invalid_request');
-      assert.deepEqual(err.invalidParams.map((p) => p.name), ['amount.total']);
+      assert.deepEqual(
+        err.invalidParams.map((p) => p.name),
+        ['amount.total'],
+      );
       assert.ok(err.requestId);
       assert.match(err.message, /create-payment\.400\.010/);
       await rejectsWith(client.payments.get('pay_unknown'), 404, 'get-payment.404.001');
@@ -86,7 +106,11 @@ for (const backend of BACKENDS) {
     it('after the client secret is rotated, the refused token is replaced once, with the new secret', async () => {
       const { credentials } = await sdkMerchant(t, base);
       let secret = credentials.clientSecret;
-      const { client, calls } = await sdkMerchant(t, base, { clientId: credentials.clientId, apiKey: credentials.apiKey, clientSecret: () => secret });
+      const { client, calls } = await sdkMerchant(t, base, {
+        clientId: credentials.clientId,
+        apiKey: credentials.apiKey,
+        clientSecret: () => secret,
+      });
       await client.payments.list();
       const rotated = await t.admin('POST', `/admin/v1/merchants/${credentials.clientId}/client-secret`);
       secret = rotated.json().clientSecret;
@@ -117,7 +141,10 @@ for (const backend of BACKENDS) {
       ]);
       assert.deepEqual(a, b);
       const cancels = calls.filter((c) => c.url.endsWith('/cancel'));
-      assert.ok(cancels.some((c) => c.status === 409), `a 409 was answered: ${cancels.map((c) => c.status)}`);
+      assert.ok(
+        cancels.some((c) => c.status === 409),
+        `a 409 was answered: ${cancels.map((c) => c.status)}`,
+      );
       assert.ok(cancels.every((c) => c.headers['idempotency-key'] === 'refund-7'));
       assert.equal((await client.payments.get(p.payId)).returnedAmount, 2, 'refunded once');
     });
@@ -128,7 +155,10 @@ for (const backend of BACKENDS) {
       assert.match(created.links[0]!.uri, /\/v1\/tpay\/payments\//);
       await pay(t, created.payId);
       assert.equal((await client.payments.get(created.payId)).status, 'Succeeded');
-      assert.ok(calls.length >= 3 && calls.every((c) => new URL(c.url).pathname.startsWith('/v1/tpay/')), calls.map((c) => c.url).join(' '));
+      assert.ok(
+        calls.length >= 3 && calls.every((c) => new URL(c.url).pathname.startsWith('/v1/tpay/')),
+        calls.map((c) => c.url).join(' '),
+      );
     });
 
     it('events.list pages the feed; events.stream follows new changes live', async () => {
@@ -148,10 +178,22 @@ for (const backend of BACKENDS) {
       await pay(t, p.payId);
       await following;
       controller.abort();
-      assert.deepEqual(seen.map((e) => [e.payId, e.previousStatus, e.status]), [[p.payId, 'Created', 'Processing'], [p.payId, 'Processing', 'Succeeded']]);
+      assert.deepEqual(
+        seen.map((e) => [e.payId, e.previousStatus, e.status]),
+        [
+          [p.payId, 'Created', 'Processing'],
+          [p.payId, 'Processing', 'Succeeded'],
+        ],
+      );
       const page = await client.events.list();
-      assert.deepEqual(page.items.map((e) => e.id), seen.map((e) => e.id));
-      assert.deepEqual((await client.events.list({ after: seen[0]!.id })).items.map((e) => e.status), ['Succeeded']);
+      assert.deepEqual(
+        page.items.map((e) => e.id),
+        seen.map((e) => e.id),
+      );
+      assert.deepEqual(
+        (await client.events.list({ after: seen[0]!.id })).items.map((e) => e.status),
+        ['Succeeded'],
+      );
       await rejectsWith(client.events.list({ after: 'x' }), 400, 'events.400.070');
     });
   });

@@ -15,14 +15,25 @@ class FakeServer {
   private server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      if (req.url!.endsWith('/access-token')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: 'tok', token_type: 'Bearer', expires_in: 300 }));
-      this.seen.push({ method: req.method!, path: req.url!, key: req.headers['idempotency-key'] as string | undefined, lastEventId: req.headers['last-event-id'] as string | undefined });
+      if (req.url!.endsWith('/access-token'))
+        return void res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ access_token: 'tok', token_type: 'Bearer', expires_in: 300 }));
+      this.seen.push({
+        method: req.method!,
+        path: req.url!,
+        key: req.headers['idempotency-key'] as string | undefined,
+        lastEventId: req.headers['last-event-id'] as string | undefined,
+      });
       const step = this.steps.shift() ?? 200;
       if (step === 'drop') return void req.socket.destroy();
       if (typeof step === 'function') return step(req, res);
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (step === 429 || step === 409) headers['retry-after'] = '0';
-      const body = step === 200 ? { payId: 'pay_1', status: 'Created' } : { status: String(step), title: 'No', systemCode: `fake.${step}.001`, detail: 'fake' };
+      const body =
+        step === 200
+          ? { payId: 'pay_1', status: 'Created' }
+          : { status: String(step), title: 'No', systemCode: `fake.${step}.001`, detail: 'fake' };
       res.writeHead(step, headers).end(JSON.stringify(body));
     });
   });
@@ -41,7 +52,16 @@ describe('SDK retries', () => {
   const fake = new FakeServer();
   before(() => fake.start());
   after(() => fake.stop());
-  const client = (over: Partial<KaribcheOptions> = {}) => new Karibche({ baseUrl: fake.url, apiKey: 'k', clientId: 'c', clientSecret: 's', retryBaseMs: 5, maxRetryDelayMs: 50, ...over });
+  const client = (over: Partial<KaribcheOptions> = {}) =>
+    new Karibche({
+      baseUrl: fake.url,
+      apiKey: 'k',
+      clientId: 'c',
+      clientSecret: 's',
+      retryBaseMs: 5,
+      maxRetryDelayMs: 50,
+      ...over,
+    });
   const body = { amount: { currency: 'GEL', total: 1 }, returnurl: 'https://x.example' };
   const reset = (steps: Step[]) => {
     fake.steps = steps;
@@ -59,20 +79,36 @@ describe('SDK retries', () => {
 
   it('gives up after maxRetries with the last answer as a KaribcheError; status 0 when there was none', async () => {
     reset([503, 503, 503]);
-    await assert.rejects(client({ maxRetries: 2 }).payments.create(body), (e: unknown) => e instanceof KaribcheError && e.status === 503 && e.systemCode === 'fake.503.001');
+    await assert.rejects(
+      client({ maxRetries: 2 }).payments.create(body),
+      (e: unknown) => e instanceof KaribcheError && e.status === 503 && e.systemCode === 'fake.503.001',
+    );
     assert.equal(fake.seen.length, 3);
     reset(['drop', 'drop']);
-    await assert.rejects(client({ maxRetries: 1 }).payments.get('pay_1'), (e: unknown) => e instanceof KaribcheError && e.status === 0);
+    await assert.rejects(
+      client({ maxRetries: 1 }).payments.get('pay_1'),
+      (e: unknown) => e instanceof KaribcheError && e.status === 0,
+    );
   });
 
   it('does not repeat what waiting cannot change: 400, 404, a 409 without Retry-After', async () => {
     for (const status of [400, 404]) {
       reset([status, 200]);
-      await assert.rejects(client().payments.create(body), (e: unknown) => e instanceof KaribcheError && e.status === status);
+      await assert.rejects(
+        client().payments.create(body),
+        (e: unknown) => e instanceof KaribcheError && e.status === status,
+      );
       assert.equal(fake.seen.length, 1);
     }
-    reset([(_req, res) => res.writeHead(409, { 'content-type': 'application/json' }).end('{"systemCode":"api-keys.409.003"}'), 200]);
-    await assert.rejects(client().payments.create(body), (e: unknown) => e instanceof KaribcheError && e.status === 409);
+    reset([
+      (_req, res) =>
+        res.writeHead(409, { 'content-type': 'application/json' }).end('{"systemCode":"api-keys.409.003"}'),
+      200,
+    ]);
+    await assert.rejects(
+      client().payments.create(body),
+      (e: unknown) => e instanceof KaribcheError && e.status === 409,
+    );
     assert.equal(fake.seen.length, 1);
   });
 
@@ -86,12 +122,17 @@ describe('SDK retries', () => {
     assert.equal(fake.seen.length, 2);
     reset([503, 200]);
     await bank.payments.get('pay_1');
-    assert.deepEqual(fake.seen.map((s) => s.path), ['/v1/tpay/payments/pay_1', '/v1/tpay/payments/pay_1']);
+    assert.deepEqual(
+      fake.seen.map((s) => s.path),
+      ['/v1/tpay/payments/pay_1', '/v1/tpay/payments/pay_1'],
+    );
   });
 
   it('the event stream reconnects after the connection ends, resuming after the last event id', async () => {
-    const sse = (frames: string) => (_req: http.IncomingMessage, res: http.ServerResponse) => res.writeHead(200, { 'content-type': 'text/event-stream' }).end(frames);
-    const event = (id: string) => `id: ${id}\ndata: ${JSON.stringify({ id, payId: 'pay_1', status: 'Processing' })}\n\n`;
+    const sse = (frames: string) => (_req: http.IncomingMessage, res: http.ServerResponse) =>
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).end(frames);
+    const event = (id: string) =>
+      `id: ${id}\ndata: ${JSON.stringify({ id, payId: 'pay_1', status: 'Processing' })}\n\n`;
     reset([sse(`retry: 5\n: hello\n\n${event('1-1')}`), 503, sse(event('1-2'))]);
     const ids: string[] = [];
     const disconnects: number[] = [];
@@ -100,7 +141,10 @@ describe('SDK retries', () => {
       if (ids.length === 2) break;
     }
     assert.deepEqual(ids, ['1-1', '1-2']);
-    assert.deepEqual(fake.seen.map((s) => s.lastEventId), ['0-9', '1-1', '1-1']);
+    assert.deepEqual(
+      fake.seen.map((s) => s.lastEventId),
+      ['0-9', '1-1', '1-1'],
+    );
     assert.equal(disconnects.length, 2);
   });
 });

@@ -65,7 +65,12 @@ export interface Acquirer {
   /** Capture, void and refund are idempotent per reference (a retry after a crash repeats nothing). */
   capture(reference: string, transactionId: string, amount: number): Promise<OperationAnswer>;
   void(reference: string, transactionId: string): Promise<OperationAnswer>;
-  refund(reference: string, transactionId: string, amount: number, split?: { iban: string; amount: number } | null): Promise<OperationAnswer>;
+  refund(
+    reference: string,
+    transactionId: string,
+    amount: number,
+    split?: { iban: string; amount: number } | null,
+  ): Promise<OperationAnswer>;
 }
 
 export type OperationAnswer = { ok: true } | { ok: false; resultCode: string };

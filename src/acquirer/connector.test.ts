@@ -23,18 +23,25 @@ describe('the acquirer connector module', () => {
   it('loads createAcquirer(context) or a default export, handing it the mode, the log and the two error classes', async () => {
     const acquirer = await loadAcquirer(TEST_ACQUIRER_MODULE, ctx);
     assert.equal(typeof acquirer.authorise, 'function');
-    const seen = moduleWith('default.mjs', `export default async (c) => { globalThis.__seen = c; const f = async () => ({ ok: true }); return { authorise: f, completeChallenge: f, status: f, capture: f, void: f, refund: f }; };`);
+    const seen = moduleWith(
+      'default.mjs',
+      `export default async (c) => { globalThis.__seen = c; const f = async () => ({ ok: true }); return { authorise: f, completeChallenge: f, status: f, capture: f, void: f, refund: f }; };`,
+    );
     await loadAcquirer(seen, ctx);
     const given = (globalThis as unknown as { __seen: Record<string, unknown> }).__seen;
     assert.deepEqual([given.mode, given.NoAnswer, given.Failed], ['production', AcquirerNoAnswer, AcquirerFailed]);
   });
 
   it('refuses a module that cannot be loaded, exports no factory, or returns an acquirer lacking a method', async () => {
-    const refused = async (file: string, message: RegExp) => assert.rejects(loadAcquirer(file, ctx), (err) => err instanceof ConfigError && message.test(err.message));
+    const refused = async (file: string, message: RegExp) =>
+      assert.rejects(loadAcquirer(file, ctx), (err) => err instanceof ConfigError && message.test(err.message));
     await refused(path.join(dir, 'missing.mjs'), /cannot load/);
     await refused(moduleWith('syntax.mjs', 'export const = ;'), /cannot load/);
     await refused(moduleWith('nothing.mjs', 'export const x = 1;'), /exports no createAcquirer/);
-    await refused(moduleWith('partial.mjs', 'export function createAcquirer() { return { authorise() {}, status() {} }; }'), /lacks completeChallenge, capture, void, refund/);
+    await refused(
+      moduleWith('partial.mjs', 'export function createAcquirer() { return { authorise() {}, status() {} }; }'),
+      /lacks completeChallenge, capture, void, refund/,
+    );
     await refused(moduleWith('null.mjs', 'export function createAcquirer() { return null; }'), /lacks authorise/);
   });
 });

@@ -20,7 +20,10 @@ export interface ConnectorContext {
 
 const METHODS: readonly (keyof Acquirer)[] = ['authorise', 'completeChallenge', 'status', 'capture', 'void', 'refund'];
 
-export async function loadAcquirer(modulePath: string, ctx: Omit<ConnectorContext, 'NoAnswer' | 'Failed'>): Promise<Acquirer> {
+export async function loadAcquirer(
+  modulePath: string,
+  ctx: Omit<ConnectorContext, 'NoAnswer' | 'Failed'>,
+): Promise<Acquirer> {
   let mod: { createAcquirer?: unknown; default?: unknown };
   try {
     mod = await import(pathToFileURL(path.resolve(modulePath)).href);
@@ -28,9 +31,15 @@ export async function loadAcquirer(modulePath: string, ctx: Omit<ConnectorContex
     throw new ConfigError(`KARIBCHE_ACQUIRER_MODULE: cannot load "${modulePath}": ${(err as Error).message}`);
   }
   const factory = mod.createAcquirer ?? mod.default;
-  if (typeof factory !== 'function') throw new ConfigError(`KARIBCHE_ACQUIRER_MODULE: "${modulePath}" exports no createAcquirer(context) function`);
-  const acquirer = (await factory({ ...ctx, NoAnswer: AcquirerNoAnswer, Failed: AcquirerFailed })) as Partial<Acquirer> | null;
+  if (typeof factory !== 'function')
+    throw new ConfigError(`KARIBCHE_ACQUIRER_MODULE: "${modulePath}" exports no createAcquirer(context) function`);
+  const acquirer = (await factory({
+    ...ctx,
+    NoAnswer: AcquirerNoAnswer,
+    Failed: AcquirerFailed,
+  })) as Partial<Acquirer> | null;
   const missing = METHODS.filter((m) => typeof acquirer?.[m] !== 'function');
-  if (missing.length) throw new ConfigError(`KARIBCHE_ACQUIRER_MODULE: the acquirer of "${modulePath}" lacks ${missing.join(', ')}`);
+  if (missing.length)
+    throw new ConfigError(`KARIBCHE_ACQUIRER_MODULE: the acquirer of "${modulePath}" lacks ${missing.join(', ')}`);
   return acquirer as Acquirer;
 }

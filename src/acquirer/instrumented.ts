@@ -1,6 +1,12 @@
 // Every acquirer call timed and counted by outcome (Prometheus), whatever connector answers.
 import type { Metrics } from '../ops/metrics.ts';
-import { AcquirerFailed, AcquirerNoAnswer, type Acquirer, type AcquirerResult, type OperationAnswer } from './acquirer.ts';
+import {
+  AcquirerFailed,
+  AcquirerNoAnswer,
+  type Acquirer,
+  type AcquirerResult,
+  type OperationAnswer,
+} from './acquirer.ts';
 
 const outcomeOf = (r: AcquirerResult | OperationAnswer) => ('outcome' in r ? r.outcome : r.ok ? 'ok' : 'refused');
 
@@ -14,7 +20,9 @@ export function instrumentAcquirer(acquirer: Acquirer, metrics: Pick<Metrics, 'a
         end({ outcome: outcomeOf(result) });
         return result;
       } catch (err) {
-        end({ outcome: err instanceof AcquirerNoAnswer ? 'no_answer' : err instanceof AcquirerFailed ? 'failed' : 'error' });
+        end({
+          outcome: err instanceof AcquirerNoAnswer ? 'no_answer' : err instanceof AcquirerFailed ? 'failed' : 'error',
+        });
         throw err;
       }
     };

@@ -16,7 +16,12 @@ for (const backend of BACKENDS) {
       return ctx.m.post(url, body);
     };
     const refunds = async (id: string) =>
-      (await ctx.t.gw.services.db.query<{ status: string }>(`SELECT status FROM payment_operations WHERE pay_id = $1 ORDER BY id`, [id])).rows.map((r) => r.status);
+      (
+        await ctx.t.gw.services.db.query<{ status: string }>(
+          `SELECT status FROM payment_operations WHERE pay_id = $1 ORDER BY id`,
+          [id],
+        )
+      ).rows.map((r) => r.status);
 
     it('4000 0000 0000 0341: approved, then every refund and void is declined (decline_general) and nothing moves', async () => {
       const paid = await createPaid(ctx.t, ctx.m, {}, '4000000000000341');
@@ -35,7 +40,10 @@ for (const backend of BACKENDS) {
       // The same card, saved and charged later, keeps failing its refunds.
       const saver = await createPaid(ctx.t, ctx.m, { saveCard: true }, '4000000000000341');
       const recId = (await get(saver)).recurringCard.recId as string;
-      const charged = await post('/v1/gateway/payments/execution', { recId, money: { amount: '2.00', currency: 'GEL' } });
+      const charged = await post('/v1/gateway/payments/execution', {
+        recId,
+        money: { amount: '2.00', currency: 'GEL' },
+      });
       assert.equal(charged.json().status, 'Succeeded', charged.body);
       assert.equal((await post(`/v1/gateway/payments/${charged.json().payId}/cancel`, {})).statusCode, 400);
     });

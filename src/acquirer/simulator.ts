@@ -7,9 +7,25 @@ import { maskCardNumber, toMmYy } from '../payments/card.ts';
 import { yearMonthIn } from '../payments/text.ts';
 import { newTransactionId, randomHex } from '../payments/ids.ts';
 import type { Db } from '../store/db.ts';
-import { AcquirerNoAnswer, DEFAULT_BLOCK_DAYS, type Acquirer, type AcquirerResult, type AuthoriseRequest, type OperationAnswer } from './acquirer.ts';
+import {
+  AcquirerNoAnswer,
+  DEFAULT_BLOCK_DAYS,
+  type Acquirer,
+  type AcquirerResult,
+  type AuthoriseRequest,
+  type OperationAnswer,
+} from './acquirer.ts';
 import { openNote } from './simulation/instructions.ts';
-import { APPROVING, CHALLENGE_CODE, CHALLENGING, EXECUTION_DECLINE_CODE, WALLET_CARD, behaviourOf, declineCodeOf, type Behaviour } from './simulation/test-cards.ts';
+import {
+  APPROVING,
+  CHALLENGE_CODE,
+  CHALLENGING,
+  EXECUTION_DECLINE_CODE,
+  WALLET_CARD,
+  behaviourOf,
+  declineCodeOf,
+  type Behaviour,
+} from './simulation/test-cards.ts';
 
 /** A challenge the cardholder leaves unanswered this long is declined. */
 export const CHALLENGE_TIMEOUT_MS = 10 * 60_000;
@@ -61,17 +77,24 @@ export class SimulatorAcquirer implements Acquirer {
         'SELECT behaviour, card_mask, card_expiry FROM sim_card_tokens WHERE token = $1',
         [data.cardToken],
       );
-      if (!rows[0]) return this.record(req, 'declined', 'decline_general', { result_code: 'decline_invalid_card_number' });
+      if (!rows[0])
+        return this.record(req, 'declined', 'decline_general', { result_code: 'decline_invalid_card_number' });
       // A stored card is charged without the cardholder: no challenge, and it answers.
-      behaviour = CHALLENGING.has(rows[0].behaviour) || rows[0].behaviour === 'no_answer' ? 'approve' : rows[0].behaviour;
+      behaviour =
+        CHALLENGING.has(rows[0].behaviour) || rows[0].behaviour === 'no_answer' ? 'approve' : rows[0].behaviour;
       mask = rows[0].card_mask;
       expiry = rows[0].card_expiry;
       if (behaviour === 'approve_executions_declined') {
-        return this.record(req, 'declined', behaviour, { card_mask: mask, card_expiry: expiry, result_code: EXECUTION_DECLINE_CODE });
+        return this.record(req, 'declined', behaviour, {
+          card_mask: mask,
+          card_expiry: expiry,
+          result_code: EXECUTION_DECLINE_CODE,
+        });
       }
     } else if (told?.delaySeconds) {
       // The customer's bank decides later: the attempt stays undecided until then (status()).
-      const target: Behaviour = told.outcome === 'approve' ? 'approve' : ((told.declineCode ?? 'decline_general') as Behaviour);
+      const target: Behaviour =
+        told.outcome === 'approve' ? 'approve' : ((told.declineCode ?? 'decline_general') as Behaviour);
       await this.record(req, 'delayed', target, { settle_at: new Date(now.getTime() + told.delaySeconds * 1000) });
       return { outcome: 'pending' };
     } else if (told?.outcome !== 'approve') {
@@ -95,13 +118,10 @@ export class SimulatorAcquirer implements Acquirer {
     let token: string | null = null;
     if (req.tokenise && mask && expiry) {
       token = `simtok_${randomHex(16)}`;
-      await this.db.query('INSERT INTO sim_card_tokens (token, behaviour, card_mask, card_expiry, created_at) VALUES ($1, $2, $3, $4, $5)', [
-        token,
-        behaviour,
-        mask,
-        expiry,
-        now,
-      ]);
+      await this.db.query(
+        'INSERT INTO sim_card_tokens (token, behaviour, card_mask, card_expiry, created_at) VALUES ($1, $2, $3, $4, $5)',
+        [token, behaviour, mask, expiry, now],
+      );
     }
     if (CHALLENGING.has(behaviour)) {
       const challengeId = randomHex(16);
@@ -118,13 +138,27 @@ export class SimulatorAcquirer implements Acquirer {
   async completeChallenge(challengeId: string, code: string, now?: Date): Promise<AcquirerResult> {
     await this.delay();
     // The abandoned-challenge card's ACS session is gone: whatever code comes, it is declined.
-    const abandoned = (await this.db.query<{ behaviour: Behaviour }>('SELECT behaviour FROM sim_authorisations WHERE challenge_id = $1', [challengeId])).rows[0]?.behaviour === '3ds_challenge_abandoned';
+    const abandoned =
+      (
+        await this.db.query<{ behaviour: Behaviour }>(
+          'SELECT behaviour FROM sim_authorisations WHERE challenge_id = $1',
+          [challengeId],
+        )
+      ).rows[0]?.behaviour === '3ds_challenge_abandoned';
     const approved = code === CHALLENGE_CODE && !abandoned;
     const declineCode = abandoned ? declineCodeOf('3ds_challenge_abandoned') : 'decline_authentication_failed';
     const { rows } = await this.db.query<SimRow>(
       `UPDATE sim_authorisations SET status = $2, result_code = $3, transaction_id = $4, rrn = $5, block_days = $6, updated_at = $7
        WHERE challenge_id = $1 AND status = 'challenge' RETURNING *`,
-      [challengeId, approved ? 'approved' : 'declined', approved ? 'approved' : declineCode, approved ? newTransactionId() : null, approved ? rrn() : null, approved ? DEFAULT_BLOCK_DAYS : null, now ?? this.clock.now()],
+      [
+        challengeId,
+        approved ? 'approved' : 'declined',
+        approved ? 'approved' : declineCode,
+        approved ? newTransactionId() : null,
+        approved ? rrn() : null,
+        approved ? DEFAULT_BLOCK_DAYS : null,
+        now ?? this.clock.now(),
+      ],
     );
     if (!rows[0]) return { outcome: 'declined', resultCode: 'decline_authentication_failed' };
     return toResult(rows[0]);
@@ -152,7 +186,15 @@ export class SimulatorAcquirer implements Acquirer {
       const { rows: settled } = await this.db.query<SimRow>(
         `UPDATE sim_authorisations SET status = $2, result_code = $3, transaction_id = $4, rrn = $5, block_days = $6, updated_at = $7
          WHERE reference = $1 AND status = 'delayed' RETURNING *`,
-        [reference, approved ? 'approved' : 'declined', approved ? 'approved' : declineCodeOf(row.behaviour), approved ? newTransactionId() : null, approved ? rrn() : null, approved ? DEFAULT_BLOCK_DAYS : null, now],
+        [
+          reference,
+          approved ? 'approved' : 'declined',
+          approved ? 'approved' : declineCodeOf(row.behaviour),
+          approved ? newTransactionId() : null,
+          approved ? rrn() : null,
+          approved ? DEFAULT_BLOCK_DAYS : null,
+          now,
+        ],
       );
       return settled[0] ? toResult(settled[0]) : this.status(reference, now);
     }
@@ -176,12 +218,16 @@ export class SimulatorAcquirer implements Acquirer {
   // again; the repeated call finds the refund done).
   async capture(_reference: string, transactionId: string): Promise<OperationAnswer> {
     await this.delay();
-    return (await this.behaviourOfTransaction(transactionId)) === 'approve_capture_declined' ? { ok: false, resultCode: 'decline_general' } : { ok: true };
+    return (await this.behaviourOfTransaction(transactionId)) === 'approve_capture_declined'
+      ? { ok: false, resultCode: 'decline_general' }
+      : { ok: true };
   }
 
   async void(_reference: string, transactionId: string): Promise<OperationAnswer> {
     await this.delay();
-    return (await this.behaviourOfTransaction(transactionId)) === 'approve_refunds_declined' ? { ok: false, resultCode: 'decline_general' } : { ok: true };
+    return (await this.behaviourOfTransaction(transactionId)) === 'approve_refunds_declined'
+      ? { ok: false, resultCode: 'decline_general' }
+      : { ok: true };
   }
 
   async refund(reference: string, transactionId: string): Promise<OperationAnswer> {
@@ -189,18 +235,30 @@ export class SimulatorAcquirer implements Acquirer {
     const behaviour = await this.behaviourOfTransaction(transactionId);
     if (behaviour === 'approve_refunds_declined') return { ok: false, resultCode: 'decline_general' };
     if (behaviour === 'approve_refunds_lost') {
-      const { rows } = await this.db.query('INSERT INTO sim_operations (reference, kind, created_at) VALUES ($1, $2, $3) ON CONFLICT (reference) DO NOTHING RETURNING reference', [reference, 'refund', this.clock.now()]);
-      if (rows.length) throw new AcquirerNoAnswer('sandbox card 4000 0000 0000 5126: the refund was made and its answer lost');
+      const { rows } = await this.db.query(
+        'INSERT INTO sim_operations (reference, kind, created_at) VALUES ($1, $2, $3) ON CONFLICT (reference) DO NOTHING RETURNING reference',
+        [reference, 'refund', this.clock.now()],
+      );
+      if (rows.length)
+        throw new AcquirerNoAnswer('sandbox card 4000 0000 0000 5126: the refund was made and its answer lost');
     }
     return { ok: true };
   }
 
   private async behaviourOfTransaction(transactionId: string): Promise<Behaviour | null> {
-    const { rows } = await this.db.query<{ behaviour: Behaviour }>('SELECT behaviour FROM sim_authorisations WHERE transaction_id = $1', [transactionId]);
+    const { rows } = await this.db.query<{ behaviour: Behaviour }>(
+      'SELECT behaviour FROM sim_authorisations WHERE transaction_id = $1',
+      [transactionId],
+    );
     return rows[0]?.behaviour ?? null;
   }
 
-  private async record(req: AuthoriseRequest, status: SimRow['status'], behaviour: Behaviour, extra: Partial<SimRow>): Promise<AcquirerResult> {
+  private async record(
+    req: AuthoriseRequest,
+    status: SimRow['status'],
+    behaviour: Behaviour,
+    extra: Partial<SimRow>,
+  ): Promise<AcquirerResult> {
     const approved = status === 'approved';
     const row = {
       result_code: approved ? 'approved' : (extra.result_code ?? null),
@@ -220,7 +278,25 @@ export class SimulatorAcquirer implements Acquirer {
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$15,$16,$17,$14,$14)
        ON CONFLICT (reference) DO UPDATE SET updated_at = EXCLUDED.updated_at
        RETURNING *`,
-      [req.reference, status, behaviour, row.result_code, row.transaction_id, row.rrn, row.card_token, row.card_mask, row.card_expiry, row.block_days, row.challenge_id, req.amount, req.currency, now, req.split?.iban ?? null, req.split?.amount ?? null, row.settle_at],
+      [
+        req.reference,
+        status,
+        behaviour,
+        row.result_code,
+        row.transaction_id,
+        row.rrn,
+        row.card_token,
+        row.card_mask,
+        row.card_expiry,
+        row.block_days,
+        row.challenge_id,
+        req.amount,
+        req.currency,
+        now,
+        req.split?.iban ?? null,
+        req.split?.amount ?? null,
+        row.settle_at,
+      ],
     );
     return toResult(rows[0]!);
   }

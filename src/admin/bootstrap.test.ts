@@ -22,7 +22,11 @@ interface Line {
 
 async function sandbox(backend: (typeof BACKENDS)[number], env: Record<string, string> = {}) {
   const lines: Line[] = [];
-  const t = await startTestGateway(backend, { LOG_LEVEL: 'info', ...env }, { logStream: { write: (l: string) => void lines.push(JSON.parse(l)) } });
+  const t = await startTestGateway(
+    backend,
+    { LOG_LEVEL: 'info', ...env },
+    { logStream: { write: (l: string) => void lines.push(JSON.parse(l)) } },
+  );
   const demoFile = path.join(t.testDb.dataDir, 'demo-merchant.json');
   const fileCreds = (): NewCredentials => JSON.parse(fs.readFileSync(demoFile, 'utf8')).credentials;
   const rotations = () => lines.filter((l) => l.event === 'credentials.rotated');
@@ -32,7 +36,11 @@ async function sandbox(backend: (typeof BACKENDS)[number], env: Record<string, s
 /** What the gateway's last start re-issued. */
 const rotated = (t: TestGateway) => t.gw.bootstrap!.rotated.map((r) => r.credential);
 
-const works = async (t: TestGateway, c: NewCredentials) => accessToken(t.app, c).then(() => true, () => false);
+const works = async (t: TestGateway, c: NewCredentials) =>
+  accessToken(t.app, c).then(
+    () => true,
+    () => false,
+  );
 
 for (const backend of BACKENDS) {
   describe(`sandbox bootstrap across restarts [${backend}]`, () => {
@@ -74,7 +82,14 @@ for (const backend of BACKENDS) {
         assert.ok(await works(t, after));
         assert.equal(await works(t, before), false, 'the old client secret no longer works');
         const warned = rotations();
-        assert.deepEqual(warned.map((l) => [l.level, l.credential, l.clientId]), [[40, 'demoClientSecret', before.clientId], [40, 'demoApiKey', before.clientId], [40, 'demoDashboardPassword', before.clientId]]);
+        assert.deepEqual(
+          warned.map((l) => [l.level, l.credential, l.clientId]),
+          [
+            [40, 'demoClientSecret', before.clientId],
+            [40, 'demoApiKey', before.clientId],
+            [40, 'demoDashboardPassword', before.clientId],
+          ],
+        );
         // The next restart finds the new file and rotates nothing.
         await t.restart();
         assert.deepEqual(rotated(t), []);
@@ -92,7 +107,8 @@ for (const backend of BACKENDS) {
         fs.writeFileSync(demoFile, JSON.stringify({ credentials: other }));
         await t.restart();
         assert.deepEqual(rotated(t), ['demoClientSecret', 'demoApiKey', 'demoDashboardPassword']);
-        for (const r of t.gw.bootstrap!.rotated) assert.match(r.reason, /holds merchant kc00000000000000000000, not this database's demo merchant/);
+        for (const r of t.gw.bootstrap!.rotated)
+          assert.match(r.reason, /holds merchant kc00000000000000000000, not this database's demo merchant/);
         assert.equal(fileCreds().clientId, mine.clientId);
         assert.ok(await works(t, fileCreds()));
       } finally {
@@ -107,7 +123,15 @@ for (const backend of BACKENDS) {
         const res = await t.admin('POST', `/admin/v1/merchants/${before.clientId}/client-secret`);
         assert.equal(res.statusCode, 200, res.body);
         await t.restart();
-        assert.deepEqual(t.gw.bootstrap!.rotated.map((r) => [r.credential, r.reason]), [['demoClientSecret', `the client secret in ${path.join(t.testDb.dataDir, 'demo-merchant.json')} no longer matches`]]);
+        assert.deepEqual(
+          t.gw.bootstrap!.rotated.map((r) => [r.credential, r.reason]),
+          [
+            [
+              'demoClientSecret',
+              `the client secret in ${path.join(t.testDb.dataDir, 'demo-merchant.json')} no longer matches`,
+            ],
+          ],
+        );
         assert.equal(fileCreds().apiKey, before.apiKey);
         assert.ok(await works(t, fileCreds()));
       } finally {
@@ -127,7 +151,10 @@ for (const backend of BACKENDS) {
         await t.restart();
         assert.deepEqual(rotated(t), ['adminToken']);
         assert.notEqual(fs.readFileSync(tokenFile, 'utf8').trim(), first);
-        assert.deepEqual(rotations().map((l) => l.credential), ['adminToken']);
+        assert.deepEqual(
+          rotations().map((l) => l.credential),
+          ['adminToken'],
+        );
         const asked = await t.app.inject({ url: '/admin/v1/merchants', headers: { authorization: `Bearer ${first}` } });
         assert.equal(asked.statusCode, 401, 'the old admin token no longer works');
       } finally {
@@ -141,7 +168,11 @@ for (const backend of BACKENDS) {
         fs.rmSync(demoFile);
         const config = t.gw.services.config;
         const results = await Promise.all([1, 2, 3].map(() => bootstrapSandbox(t.testDb.db, config, t.clock)));
-        assert.equal(results.filter((r) => r.rotated.length > 0).length, 1, JSON.stringify(results.map((r) => r.rotated)));
+        assert.equal(
+          results.filter((r) => r.rotated.length > 0).length,
+          1,
+          JSON.stringify(results.map((r) => r.rotated)),
+        );
         for (const r of results) assert.deepEqual(r.demo, results[0]!.demo);
         assert.ok(await works(t, results[0]!.demo!));
       } finally {
@@ -153,7 +184,8 @@ for (const backend of BACKENDS) {
 
 for (const backend of BACKENDS) {
   describe(`sandbox bootstrap: the demo merchant's dashboard user [${backend}]`, () => {
-    const signsIn = async (t: TestGateway, login: { email: string; password: string }) => (await new DashboardBrowser(t.app).signIn(login)).statusCode === 303;
+    const signsIn = async (t: TestGateway, login: { email: string; password: string }) =>
+      (await new DashboardBrowser(t.app).signIn(login)).statusCode === 303;
     const read = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8'));
 
     it('writes the user to demo-merchant.json on first start ("dashboard": email, password); a restart keeps the file as it is', async () => {

@@ -4,7 +4,15 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { listMigrations } from '../store/migrate.ts';
 import { BACKENDS } from '../testing/databases.ts';
-import { ADMIN_TOKEN, MerchantClient, accessToken, basicPayment, createMerchant, startTestGateway, type TestGateway } from '../testing/harness.ts';
+import {
+  ADMIN_TOKEN,
+  MerchantClient,
+  accessToken,
+  basicPayment,
+  createMerchant,
+  startTestGateway,
+  type TestGateway,
+} from '../testing/harness.ts';
 
 const run = promisify(execFile);
 
@@ -59,7 +67,9 @@ for (const backend of BACKENDS) {
       assert.equal(got.statusCode, 200);
       for (const secret of [credentials.clientSecret, credentials.apiKey]) {
         assert.ok(!got.body.includes(secret));
-        const dump = await t.gw.services.db.query(`SELECT m::text AS row FROM merchants m UNION ALL SELECT k::text FROM api_keys k`);
+        const dump = await t.gw.services.db.query(
+          `SELECT m::text AS row FROM merchants m UNION ALL SELECT k::text FROM api_keys k`,
+        );
         assert.ok(!dump.rows.some((r) => String(r.row).includes(secret)), 'secret stored in clear');
       }
       const listed = await t.admin('GET', '/admin/v1/merchants');
@@ -90,13 +100,20 @@ for (const backend of BACKENDS) {
       ]);
       assert.equal((await t.admin('POST', '/admin/v1/merchants', {})).json().invalidParams[0].name, 'name');
       // The name is shown on every checkout page and dashboard: no control character gets in.
-      assert.equal((await t.admin('POST', '/admin/v1/merchants', { name: 'Shop \ud800' })).statusCode, 400, 'a lone surrogate (refused before the rules)');
+      assert.equal(
+        (await t.admin('POST', '/admin/v1/merchants', { name: 'Shop \ud800' })).statusCode,
+        400,
+        'a lone surrogate (refused before the rules)',
+      );
       for (const name of ['Shop\u0085', 'Shop\u001b[31m', 'Shop\nName']) {
         const bad = await t.admin('POST', '/admin/v1/merchants', { name });
         assert.deepEqual([bad.statusCode, bad.json().invalidParams?.[0]?.name], [400, 'name'], JSON.stringify(name));
       }
       assert.equal((await t.admin('POST', '/admin/v1/merchants', { name: 'მაღაზია №1' })).statusCode, 201);
-      assert.equal((await t.admin('PATCH', '/admin/v1/merchants/kcnobody', { name: 'x' })).json().systemCode, 'admin.404.003');
+      assert.equal(
+        (await t.admin('PATCH', '/admin/v1/merchants/kcnobody', { name: 'x' })).json().systemCode,
+        'admin.404.003',
+      );
       assert.equal((await t.admin('GET', '/admin/v1/merchants/kcnobody')).statusCode, 404);
       for (const action of ['api-keys', 'client-secret', 'callback-secret']) {
         const res = await t.admin('POST', `/admin/v1/merchants/kcnobody/${action}`);
@@ -109,7 +126,10 @@ for (const backend of BACKENDS) {
     it('updates every setting; changes apply to the merchant API at once; null clears', async () => {
       const { credentials } = await createMerchant(t);
       const m = new MerchantClient(t.app, credentials, await accessToken(t.app, credentials));
-      assert.equal((await m.createPayment(basicPayment({ amount: { currency: 'USD', total: 1 } }))).json().systemCode, 'create-payment.400.011');
+      assert.equal(
+        (await m.createPayment(basicPayment({ amount: { currency: 'USD', total: 1 } }))).json().systemCode,
+        'create-payment.400.011',
+      );
       const patch = {
         name: 'Renamed',
         currencies: ['usd', 'GEL'],
@@ -127,12 +147,42 @@ for (const backend of BACKENDS) {
       assert.equal(res.statusCode, 200, res.body);
       const v = res.json();
       assert.deepEqual(
-        [v.name, v.currencies, v.methods, v.splitEnrolled, v.saveCardEnabled, v.defaultCallbackUrl, v.callbackUrlPrefixes, v.testMode, v.testAmountLimit, v.brandColor, v.logoUrl],
-        ['Renamed', ['USD', 'GEL'], [4, 5, 7], true, true, 'https://shop.example/cb', ['https://shop.example/'], true, 20, '#1a73e8', patch.logoUrl],
+        [
+          v.name,
+          v.currencies,
+          v.methods,
+          v.splitEnrolled,
+          v.saveCardEnabled,
+          v.defaultCallbackUrl,
+          v.callbackUrlPrefixes,
+          v.testMode,
+          v.testAmountLimit,
+          v.brandColor,
+          v.logoUrl,
+        ],
+        [
+          'Renamed',
+          ['USD', 'GEL'],
+          [4, 5, 7],
+          true,
+          true,
+          'https://shop.example/cb',
+          ['https://shop.example/'],
+          true,
+          20,
+          '#1a73e8',
+          patch.logoUrl,
+        ],
       );
       assert.equal((await m.createPayment(basicPayment({ amount: { currency: 'USD', total: 1 } }))).statusCode, 200);
-      assert.equal((await m.createPayment(basicPayment({ amount: { currency: 'USD', total: 21 } }))).json().systemCode, 'create-payment.400.024');
-      const cleared = await t.admin('PATCH', `/admin/v1/merchants/${credentials.clientId}`, { defaultCallbackUrl: null, brandColor: null });
+      assert.equal(
+        (await m.createPayment(basicPayment({ amount: { currency: 'USD', total: 21 } }))).json().systemCode,
+        'create-payment.400.024',
+      );
+      const cleared = await t.admin('PATCH', `/admin/v1/merchants/${credentials.clientId}`, {
+        defaultCallbackUrl: null,
+        brandColor: null,
+      });
       assert.equal(cleared.json().defaultCallbackUrl, null);
       assert.equal(cleared.json().brandColor, null);
       assert.equal(cleared.json().name, 'Renamed');
@@ -142,7 +192,9 @@ for (const backend of BACKENDS) {
       const { credentials } = await createMerchant(t);
       const res = await t.admin('POST', `/admin/v1/merchants/${credentials.clientId}/callback-secret`);
       assert.equal(res.statusCode, 200);
-      const row = (await t.gw.services.db.query<any>('SELECT * FROM merchants WHERE client_id = $1', [credentials.clientId])).rows[0];
+      const row = (
+        await t.gw.services.db.query<any>('SELECT * FROM merchants WHERE client_id = $1', [credentials.clientId])
+      ).rows[0];
       assert.equal(row.callback_secret, res.json().callbackSecret);
       assert.equal(row.callback_secret_prev, credentials.callbackSecret);
       assert.equal(new Date(row.callback_secret_prev_until).getTime() - t.clock.nowMs() > 23 * 3600_000, true);
@@ -154,7 +206,8 @@ for (const backend of BACKENDS) {
       assert.equal(added.statusCode, 200, added.body);
       const apiKey: string = added.json().apiKey;
       assert.notEqual(apiKey, credentials.apiKey);
-      for (const key of [credentials.apiKey, apiKey]) assert.ok(await accessToken(t.app, { ...credentials, apiKey: key }));
+      for (const key of [credentials.apiKey, apiKey])
+        assert.ok(await accessToken(t.app, { ...credentials, apiKey: key }));
       const rotated = await t.admin('POST', `/admin/v1/merchants/${credentials.clientId}/client-secret`);
       assert.equal(rotated.statusCode, 200, rotated.body);
       await assert.rejects(accessToken(t.app, credentials), /access-token\.400\.001/);
@@ -164,22 +217,83 @@ for (const backend of BACKENDS) {
     it('drives the same API from the karibche CLI', { timeout: 60_000 }, async () => {
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       const address = t.app.server.address() as { port: number };
-      const env = { ...process.env, KARIBCHE_URL: `http://127.0.0.1:${address.port}`, KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN };
+      const env = {
+        ...process.env,
+        KARIBCHE_URL: `http://127.0.0.1:${address.port}`,
+        KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN,
+      };
       const cli = (...args: string[]) => run(process.execPath, ['bin/karibche.js', ...args], { env });
 
       const created = JSON.parse(
-        (await cli('merchant', 'create', '--name', 'CLI Shop', '--currencies', 'GEL,EUR', '--methods', '4,5', '--register-callback', 'http://localhost:9000/', '--json')).stdout,
+        (
+          await cli(
+            'merchant',
+            'create',
+            '--name',
+            'CLI Shop',
+            '--currencies',
+            'GEL,EUR',
+            '--methods',
+            '4,5',
+            '--register-callback',
+            'http://localhost:9000/',
+            '--json',
+          )
+        ).stdout,
       );
       assert.equal(created.merchant.name, 'CLI Shop');
       assert.deepEqual(created.merchant.currencies, ['GEL', 'EUR']);
       assert.deepEqual(created.merchant.callbackUrlPrefixes, ['http://localhost:9000/']);
       const id = created.merchant.clientId;
       const updated = JSON.parse(
-        (await cli('merchant', 'update', id, '--methods', '4,5,7', '--currencies', 'GEL,USD', '--split', 'on', '--save-card', 'on', '--callback-url', 'http://localhost:9000/cb', '--register-callback', 'http://localhost:9000/', '--register-callback', 'http://127.0.0.1/', '--test-mode', 'on', '--test-limit', '50', '--json')).stdout,
+        (
+          await cli(
+            'merchant',
+            'update',
+            id,
+            '--methods',
+            '4,5,7',
+            '--currencies',
+            'GEL,USD',
+            '--split',
+            'on',
+            '--save-card',
+            'on',
+            '--callback-url',
+            'http://localhost:9000/cb',
+            '--register-callback',
+            'http://localhost:9000/',
+            '--register-callback',
+            'http://127.0.0.1/',
+            '--test-mode',
+            'on',
+            '--test-limit',
+            '50',
+            '--json',
+          )
+        ).stdout,
       );
       assert.deepEqual(
-        [updated.methods, updated.currencies, updated.splitEnrolled, updated.saveCardEnabled, updated.defaultCallbackUrl, updated.callbackUrlPrefixes, updated.testMode, updated.testAmountLimit],
-        [[4, 5, 7], ['GEL', 'USD'], true, true, 'http://localhost:9000/cb', ['http://localhost:9000/', 'http://127.0.0.1/'], true, 50],
+        [
+          updated.methods,
+          updated.currencies,
+          updated.splitEnrolled,
+          updated.saveCardEnabled,
+          updated.defaultCallbackUrl,
+          updated.callbackUrlPrefixes,
+          updated.testMode,
+          updated.testAmountLimit,
+        ],
+        [
+          [4, 5, 7],
+          ['GEL', 'USD'],
+          true,
+          true,
+          'http://localhost:9000/cb',
+          ['http://localhost:9000/', 'http://127.0.0.1/'],
+          true,
+          50,
+        ],
       );
       const human = (await cli('merchant', 'get', id)).stdout;
       assert.match(human, /name\s+CLI Shop/);
@@ -188,9 +302,14 @@ for (const backend of BACKENDS) {
       const adv = JSON.parse((await cli('clock', 'advance', '120', '--json')).stdout);
       assert.ok(new Date(adv.now).getTime() - before >= 120_000);
       await assert.rejects(cli('merchant', 'update', id, '--split', 'maybe'), /--split takes on or off/);
-      await assert.rejects(cli('merchant', 'create', '--name', 'X', '--currencies', 'JPY'), /currencies: unknown currencies: JPY/);
       await assert.rejects(
-        run(process.execPath, ['bin/karibche.js', 'merchant', 'list'], { env: { ...env, KARIBCHE_ADMIN_TOKEN: 'nope' } }),
+        cli('merchant', 'create', '--name', 'X', '--currencies', 'JPY'),
+        /currencies: unknown currencies: JPY/,
+      );
+      await assert.rejects(
+        run(process.execPath, ['bin/karibche.js', 'merchant', 'list'], {
+          env: { ...env, KARIBCHE_ADMIN_TOKEN: 'nope' },
+        }),
         /401 Invalid admin token/,
       );
     });
@@ -206,7 +325,10 @@ describe('karibche migrate', () => {
     try {
       const env = { ...process.env, KARIBCHE_DATA_DIR: dir, DATABASE_URL: '' };
       const first = JSON.parse((await run(process.execPath, ['bin/karibche.js', 'migrate', '--json'], { env })).stdout);
-      assert.deepEqual(first.applied, listMigrations().map((m) => m.name));
+      assert.deepEqual(
+        first.applied,
+        listMigrations().map((m) => m.name),
+      );
       const second = (await run(process.execPath, ['bin/karibche.js', 'migrate'], { env })).stdout;
       assert.match(second, /up to date/);
     } finally {

@@ -16,7 +16,12 @@ export interface Counter {
  * Adds one pending attempt to each counter (created, or restarted when its window began at or
  * before `windowStartedBefore`), in one statement, and answers the counters as they now stand.
  */
-export async function reserveCounters(q: Queryable, keys: readonly string[], now: Date, windowStartedBefore: Date): Promise<Counter[]> {
+export async function reserveCounters(
+  q: Queryable,
+  keys: readonly string[],
+  now: Date,
+  windowStartedBefore: Date,
+): Promise<Counter[]> {
   const { rows } = await q.query<Counter>(
     `INSERT INTO auth_failures (key, window_start, failures, pending)
      SELECT k, $2::timestamptz, 0, 1 FROM unnest($1::text[]) AS k ORDER BY k

@@ -37,7 +37,10 @@ describePostgres('brute-force counters: one lock order [postgres]', () => {
     // scans the table locks the address before the client_id, reserve() the other way round.
     const now = new Date();
     for (const key of [...KEYS].reverse()) {
-      await db.db.query('INSERT INTO auth_failures (key, window_start, failures, pending) VALUES ($1, $2, 0, 1)', [key, now]);
+      await db.db.query('INSERT INTO auth_failures (key, window_start, failures, pending) VALUES ($1, $2, 0, 1)', [
+        key,
+        now,
+      ]);
     }
     // Another session holds the address's counter: the settling attempt waits for it, then the
     // reserving one takes the client_id and waits for the address behind it.
@@ -52,8 +55,13 @@ describePostgres('brute-force counters: one lock order [postgres]', () => {
     const [settled, reserved] = await Promise.allSettled([settling, reserving]);
     assert.equal(settled.status, 'fulfilled', settled.status === 'rejected' ? String(settled.reason) : '');
     assert.equal(reserved.status, 'fulfilled', reserved.status === 'rejected' ? String(reserved.reason) : '');
-    const { rows } = await db.db.query<{ key: string; failures: number; pending: number }>('SELECT key, failures, pending FROM auth_failures ORDER BY key');
-    assert.deepEqual(rows, KEYS.map((key) => ({ key, failures: 1, pending: 1 })));
+    const { rows } = await db.db.query<{ key: string; failures: number; pending: number }>(
+      'SELECT key, failures, pending FROM auth_failures ORDER BY key',
+    );
+    assert.deepEqual(
+      rows,
+      KEYS.map((key) => ({ key, failures: 1, pending: 1 })),
+    );
   });
 
   it('pruning skips counters an attempt holds instead of waiting for them', async () => {
@@ -62,7 +70,10 @@ describePostgres('brute-force counters: one lock order [postgres]', () => {
     await db.db.query('DELETE FROM auth_failures');
     const old = new Date(Date.now() - 3_600_000);
     for (const key of ['cid:a', 'cid:b', 'ip:198.51.100.1']) {
-      await db.db.query('INSERT INTO auth_failures (key, window_start, failures, pending) VALUES ($1, $2, 3, 0)', [key, old]);
+      await db.db.query('INSERT INTO auth_failures (key, window_start, failures, pending) VALUES ($1, $2, 3, 0)', [
+        key,
+        old,
+      ]);
     }
     await holder.query('BEGIN');
     await holder.query(`SELECT key FROM auth_failures WHERE key = 'cid:b' FOR UPDATE`);
@@ -72,7 +83,10 @@ describePostgres('brute-force counters: one lock order [postgres]', () => {
       await holder.query('COMMIT');
     }
     const { rows } = await db.db.query<{ key: string }>('SELECT key FROM auth_failures ORDER BY key');
-    assert.deepEqual(rows.map((r) => r.key), ['cid:b']);
+    assert.deepEqual(
+      rows.map((r) => r.key),
+      ['cid:b'],
+    );
     await guard.prune();
     assert.equal((await db.db.query('SELECT key FROM auth_failures')).rows.length, 0);
   });

@@ -49,8 +49,13 @@ export class AuthFailures {
     await this.release(keys, false);
     // Only places held by attempts being checked right now: one of them gives its place back soon.
     const full = over.failures >= limits.get(over.key)!;
-    const retryAfter = full ? Math.max(1, Math.ceil((over.window_start.getTime() + this.windowSeconds * 1000 - now.getTime()) / 1000)) : 1;
-    throw gatewayError(ERRORS.tooManyRequests, { detail: `Too many failed attempts; retry in ${retryAfter} s`, retryAfterSeconds: retryAfter });
+    const retryAfter = full
+      ? Math.max(1, Math.ceil((over.window_start.getTime() + this.windowSeconds * 1000 - now.getTime()) / 1000))
+      : 1;
+    throw gatewayError(ERRORS.tooManyRequests, {
+      detail: `Too many failed attempts; retry in ${retryAfter} s`,
+      retryAfterSeconds: retryAfter,
+    });
   }
 
   /** The secret was right: the attempt gives its places back. */
@@ -74,6 +79,9 @@ export class AuthFailures {
 
   /** Drops this guard's counters whose window has passed (on its own clock). */
   prune(): Promise<void> {
-    return pruneCounters(this.db, new Date(this.clock.nowMs() - this.windowSeconds * 1000), [`${this.namespace}ip:%`, `${this.namespace}cid:%`]);
+    return pruneCounters(this.db, new Date(this.clock.nowMs() - this.windowSeconds * 1000), [
+      `${this.namespace}ip:%`,
+      `${this.namespace}cid:%`,
+    ]);
   }
 }

@@ -18,8 +18,10 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 /** The merchant named by the `apikey` header; 401 when the key is missing or unknown. */
 export async function merchantFromApiKey(directory: MerchantDirectory, request: FastifyRequest): Promise<Merchant> {
   const key = request.headers.apikey;
-  const merchant = typeof key === 'string' && key.length > 0 && key.length <= 200 ? await directory.byApiKey(key) : null;
-  if (!merchant) throw gatewayError(ERRORS.invalidApiKey, { detail: 'The apikey header is missing or not a valid API key' });
+  const merchant =
+    typeof key === 'string' && key.length > 0 && key.length <= 200 ? await directory.byApiKey(key) : null;
+  if (!merchant)
+    throw gatewayError(ERRORS.invalidApiKey, { detail: 'The apikey header is missing or not a valid API key' });
   return merchant;
 }
 
@@ -32,12 +34,19 @@ export function merchantAuth(directory: MerchantDirectory, tokens: TokenService)
     const merchant = await merchantFromApiKey(directory, request);
     const m = BEARER.exec(request.headers.authorization ?? '');
     const claims = m ? await tokens.verify(m[1]!) : null;
-    if (!claims) throw gatewayError(ERRORS.invalidToken, { detail: 'The bearer token is missing, malformed, expired or not issued by this gateway' });
+    if (!claims)
+      throw gatewayError(ERRORS.invalidToken, {
+        detail: 'The bearer token is missing, malformed, expired or not issued by this gateway',
+      });
     if (claims.clientId !== merchant.clientId) {
-      throw gatewayError(ERRORS.invalidApiKey, { detail: 'The API key and the access token belong to different merchants' });
+      throw gatewayError(ERRORS.invalidApiKey, {
+        detail: 'The API key and the access token belong to different merchants',
+      });
     }
     if (claims.secretVersion !== merchant.secretVersion) {
-      throw gatewayError(ERRORS.invalidToken, { detail: 'The token was issued before the client secret was rotated; request a new one' });
+      throw gatewayError(ERRORS.invalidToken, {
+        detail: 'The token was issued before the client secret was rotated; request a new one',
+      });
     }
     assertActive(merchant);
     request.merchant = merchant;

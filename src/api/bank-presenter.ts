@@ -47,15 +47,44 @@ export function bankResultCode(code: string | null | undefined): string | null {
 export const endpointPath = (routeUrl: string) => routeUrl.replace(/^\/v1\/[^/]+/, '').replace(/\/$/, '') || '/';
 
 type View = Record<string, unknown>;
-const pick = (v: View, fields: readonly string[]) => Object.fromEntries(fields.filter((f) => f in v).map((f) => [f, v[f]]));
+const pick = (v: View, fields: readonly string[]) =>
+  Object.fromEntries(fields.filter((f) => f in v).map((f) => [f, v[f]]));
 
 const MESSAGES = ['httpStatusCode', 'developerMessage', 'userMessage'] as const;
 /** Create payment (tpay-reference 3.4). */
-const CREATED = ['payId', 'status', 'currency', 'amount', 'confirmedAmount', 'links', 'transactionId', 'recId', 'preAuth', 'expirationMinutes', ...MESSAGES] as const;
+const CREATED = [
+  'payId',
+  'status',
+  'currency',
+  'amount',
+  'confirmedAmount',
+  'links',
+  'transactionId',
+  'recId',
+  'preAuth',
+  'expirationMinutes',
+  ...MESSAGES,
+] as const;
 /** Payment details and a saved-card charge (tpay-reference 4.1 and 7). */
 const PAYMENT = [
-  'payId', 'status', 'currency', 'amount', 'confirmedAmount', 'returnedAmount', 'links', 'transactionId', 'recurringCard', 'paymentMethod', 'rrn',
-  'resultCode', 'preAuth', 'initiator', 'paymentCardNumber', 'extra', 'extra2', ...MESSAGES,
+  'payId',
+  'status',
+  'currency',
+  'amount',
+  'confirmedAmount',
+  'returnedAmount',
+  'links',
+  'transactionId',
+  'recurringCard',
+  'paymentMethod',
+  'rrn',
+  'resultCode',
+  'preAuth',
+  'initiator',
+  'paymentCardNumber',
+  'extra',
+  'extra2',
+  ...MESSAGES,
 ] as const;
 /** Completion (tpay-reference 6). */
 const COMPLETION = ['status', 'amount', 'confirmedAmount', ...MESSAGES] as const;
@@ -86,9 +115,15 @@ export function bankView(endpoint: string, payload: unknown): unknown {
 }
 
 /** The bank's words for the errors it is known to answer with (tpay-reference 12.2). */
-const KNOWN: ReadonlyMap<object, { title: string; detail: string; service?: string; code?: string }> = new Map<object, { title: string; detail: string; service?: string; code?: string }>([
+const KNOWN: ReadonlyMap<object, { title: string; detail: string; service?: string; code?: string }> = new Map<
+  object,
+  { title: string; detail: string; service?: string; code?: string }
+>([
   // The sample on the bank's delete page: the API gateway's key check, named after the token service.
-  [ERRORS.invalidApiKey, { title: 'Invalid Api Key', detail: 'Please make sure api key is valid', service: 'tpay-access-token' }],
+  [
+    ERRORS.invalidApiKey,
+    { title: 'Invalid Api Key', detail: 'Please make sure api key is valid', service: 'tpay-access-token' },
+  ],
   // The access-token sample: empty title and detail, an empty `code`.
   [ERRORS.invalidClientCredentials, { title: '', detail: '', service: 'tpay-access-token', code: '' }],
   // The only other documented titles are the QR API's; the closest the bank has published.
@@ -108,7 +143,10 @@ const INVALID_PARAMETER: ReadonlySet<object> = new Set([ERRORS.invalidRequest, E
 export function bankProblem(op: Operation, err: GatewayError, requestId: string): Record<string, string> {
   const def = err.def;
   const known = KNOWN.get(def);
-  const code = systemCode(def === ERRORS.routeNotFound ? 'system' : op, def).split('.').slice(1).join('.');
+  const code = systemCode(def === ERRORS.routeNotFound ? 'system' : op, def)
+    .split('.')
+    .slice(1)
+    .join('.');
   const body: Record<string, string> = {
     type: `https://developers.tbcbank.ge/docs/error-type-${def.status}`,
     title: known?.title ?? (INVALID_PARAMETER.has(def) ? 'InvalidParameter' : def.title),
@@ -125,6 +163,10 @@ export function bankProblem(op: Operation, err: GatewayError, requestId: string)
 
 /** An ASP.NET Core style trace id (W3C traceparent) made from the request id. */
 function traceId(requestId: string): string {
-  const hex = requestId.replace(/[^0-9a-f]/gi, '').toLowerCase().padEnd(32, '0').slice(0, 32);
+  const hex = requestId
+    .replace(/[^0-9a-f]/gi, '')
+    .toLowerCase()
+    .padEnd(32, '0')
+    .slice(0, 32);
   return `00-${hex}-${hex.slice(16)}-00`;
 }

@@ -6,7 +6,13 @@
 // message never shown.
 import type { FastifyBaseLogger, FastifyError } from 'fastify';
 import { ERRORS } from '../errors/catalogue.ts';
-import { gatewayError, invalidFields, isGatewayError, type FieldError, type GatewayError } from '../errors/gateway-error.ts';
+import {
+  gatewayError,
+  invalidFields,
+  isGatewayError,
+  type FieldError,
+  type GatewayError,
+} from '../errors/gateway-error.ts';
 import { isConflict, isUnavailable } from '../store/db.ts';
 
 /**
@@ -25,7 +31,11 @@ export interface CatalogueError {
 export function catalogueErrorOf(thrown: unknown, request: { id: unknown; log: FastifyBaseLogger }): CatalogueError {
   if (isGatewayError(thrown)) return { error: thrown, origin: 'gateway' };
   const fe = (thrown ?? {}) as Partial<FastifyError> & { validation?: AjvError[]; validationContext?: string };
-  if (fe.validation) return { error: invalidFields(fieldErrorsFromAjv(fe.validation, fe.validationContext ?? 'body')), origin: 'request' };
+  if (fe.validation)
+    return {
+      error: invalidFields(fieldErrorsFromAjv(fe.validation, fe.validationContext ?? 'body')),
+      origin: 'request',
+    };
   const mapped = thrown instanceof Error ? mapFrameworkError(fe as FastifyError) : null;
   if (mapped) return { error: mapped, origin: 'request' };
   if (isUnavailable(thrown)) {
@@ -34,10 +44,19 @@ export function catalogueErrorOf(thrown: unknown, request: { id: unknown; log: F
   }
   if (isConflict(thrown)) {
     request.log.error({ err: thrown }, 'database conflict: the request was rolled back');
-    return { error: gatewayError(ERRORS.unavailable, { detail: 'A concurrent change got in the way and nothing was changed; retry the request.', retryAfterSeconds: 1 }), origin: 'server' };
+    return {
+      error: gatewayError(ERRORS.unavailable, {
+        detail: 'A concurrent change got in the way and nothing was changed; retry the request.',
+        retryAfterSeconds: 1,
+      }),
+      origin: 'server',
+    };
   }
   request.log.error({ err: thrown }, 'unhandled error');
-  return { error: gatewayError(ERRORS.internal, { detail: `Internal error (request id ${String(request.id)})` }), origin: 'server' };
+  return {
+    error: gatewayError(ERRORS.internal, { detail: `Internal error (request id ${String(request.id)})` }),
+    origin: 'server',
+  };
 }
 
 /** `/amount/currency` → `amount.currency`, `/methods/0` → `methods[0]`. */
@@ -84,7 +103,9 @@ function mapFrameworkError(e: FastifyError): GatewayError | null {
       return gatewayError(ERRORS.payloadTooLarge);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return gatewayError(ERRORS.unsupportedMediaType, { detail: e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'Unsupported Content-Type' : e.message });
+      return gatewayError(ERRORS.unsupportedMediaType, {
+        detail: e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'Unsupported Content-Type' : e.message,
+      });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return gatewayError(ERRORS.malformedBody, { detail: 'The body is not valid JSON' });

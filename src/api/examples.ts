@@ -23,7 +23,8 @@ const messages = { httpStatusCode: 200, developerMessage: null, userMessage: nul
 export const EXAMPLES = {
   accessTokenBody: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET },
   accessTokenResponse: {
-    access_token: 'eyJhbGciOiJIUzI1NiIsImtpZCI6ImsxIiwidHlwIjoiSldUIn0.eyJzdWIiOiJrYzUzMWQ0MjNiODYxZDIwZGJlOThkIn0.laqyTPRwxeoXDJiOnzIjLXFyV1BRxrwZVzZXvcfc-9k',
+    access_token:
+      'eyJhbGciOiJIUzI1NiIsImtpZCI6ImsxIiwidHlwIjoiSldUIn0.eyJzdWIiOiJrYzUzMWQ0MjNiODYxZDIwZGJlOThkIn0.laqyTPRwxeoXDJiOnzIjLXFyV1BRxrwZVzZXvcfc-9k',
     token_type: 'Bearer',
     expires_in: 86400,
   },
@@ -80,7 +81,13 @@ export const EXAMPLES = {
   completionResponse: { status: 'Succeeded', amount: 80, confirmedAmount: 80, ...messages },
   executionBody: { recId: REC_ID, money: { amount: '12.50', currency: 'GEL' }, merchantPaymentId: 'sub-2026-11' },
   deletedResponse: { ...messages },
-  createMerchantBody: { name: 'Corner Shop', currencies: ['GEL', 'USD'], methods: [4, 5, 7], callbackUrlPrefixes: ['https://shop.example/callbacks'], defaultCallbackUrl: 'https://shop.example/callbacks/karibche' },
+  createMerchantBody: {
+    name: 'Corner Shop',
+    currencies: ['GEL', 'USD'],
+    methods: [4, 5, 7],
+    callbackUrlPrefixes: ['https://shop.example/callbacks'],
+    defaultCallbackUrl: 'https://shop.example/callbacks/karibche',
+  },
   merchant: {
     clientId: CLIENT_ID,
     name: 'Corner Shop',
@@ -113,7 +120,12 @@ export const EXAMPLES = {
   advanceClockBody: { advanceSeconds: 3600 },
   advancedClock: { now: '2026-11-24T22:33:38.362Z', offsetSeconds: 3600, expired: 0 },
   testCallbackBody: { clientId: CLIENT_ID, url: CALLBACK_URL },
-  merchantClock: { now: '2026-11-26T21:33:38.353Z', offsetSeconds: 172800, clientId: CLIENT_ID, merchantOffsetSeconds: 172800 },
+  merchantClock: {
+    now: '2026-11-26T21:33:38.353Z',
+    offsetSeconds: 172800,
+    clientId: CLIENT_ID,
+    merchantOffsetSeconds: 172800,
+  },
   resetBody: { clientId: CLIENT_ID },
   redeliverBody: { state: 'failed' },
   faultBody: { operation: 'refund', outcome: 'lost', times: 2 },

@@ -21,7 +21,11 @@ declare module 'fastify' {
   }
 }
 
-export function registerHttpConventions(app: FastifyInstance, publicUrl: string, notFound: (request: FastifyRequest, reply: FastifyReply) => unknown): void {
+export function registerHttpConventions(
+  app: FastifyInstance,
+  publicUrl: string,
+  notFound: (request: FastifyRequest, reply: FastifyReply) => unknown,
+): void {
   // JSON as written (json-body.ts: amounts keep their literal text, prototype keys are dropped as
   // unknown properties); an empty body is simply absent, so `Content-Type: application/json` on a
   // bodiless GET or DELETE does no harm.
@@ -62,7 +66,8 @@ export function registerHttpConventions(app: FastifyInstance, publicUrl: string,
     const op = request.routeOptions.config.operation;
     if (request.body !== undefined && op !== 'access-token' && op !== 'checkout' && op !== 'dashboard') {
       const type = String(request.headers['content-type'] ?? '');
-      if (!/^application\/json\b/i.test(type)) throw gatewayError(ERRORS.unsupportedMediaType, { detail: `Unsupported Content-Type: ${type.split(';')[0]}` });
+      if (!/^application\/json\b/i.test(type))
+        throw gatewayError(ERRORS.unsupportedMediaType, { detail: `Unsupported Content-Type: ${type.split(';')[0]}` });
     }
     const schema = request.routeOptions.schema?.body as object | undefined;
     if (schema && request.body !== undefined) {

@@ -17,7 +17,10 @@ export interface Answer {
 
 const keyProblem = () => {
   const reason = `must be 1 to ${IDEMPOTENCY.keyMaxLength} printable ASCII characters`;
-  return gatewayError(ERRORS.invalidRequest, { detail: `Idempotency-Key ${reason}`, fields: [{ field: 'Idempotency-Key', reason, rule: ERRORS.invalidRequest }] });
+  return gatewayError(ERRORS.invalidRequest, {
+    detail: `Idempotency-Key ${reason}`,
+    fields: [{ field: 'Idempotency-Key', reason, rule: ERRORS.invalidRequest }],
+  });
 };
 
 /**
@@ -37,10 +40,19 @@ export async function idempotent<R>(
   const key = Array.isArray(header) ? header[0] : header;
   if (!key || key.length > IDEMPOTENCY.keyMaxLength || /[^\x20-\x7e]/.test(key)) throw keyProblem();
   const operation = operationOf(request);
-  const keyed = { clientId: request.merchant.clientId, key, operation, requestHash: requestHash(operation, request.params, request.body) };
+  const keyed = {
+    clientId: request.merchant.clientId,
+    key,
+    operation,
+    requestHash: requestHash(operation, request.params, request.body),
+  };
   const once = await runOnce({ ...s, log: request.log }, keyed, run);
   if ('stored' in once) {
-    return reply.code(once.stored.status).header('Idempotent-Replayed', 'true').type('application/json; charset=utf-8').send(once.stored.body);
+    return reply
+      .code(once.stored.status)
+      .header('Idempotent-Replayed', 'true')
+      .type('application/json; charset=utf-8')
+      .send(once.stored.body);
   }
   return send(reply, render(once.result), once.replayed);
 }

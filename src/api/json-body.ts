@@ -23,7 +23,8 @@ export function writtenAs(holder: object, key: string): string | undefined {
 
 function revive(this: object, key: string, value: unknown): unknown {
   if (key === '__proto__') return undefined;
-  if (key === 'constructor' && value !== null && typeof value === 'object' && Object.hasOwn(value, 'prototype')) return undefined;
+  if (key === 'constructor' && value !== null && typeof value === 'object' && Object.hasOwn(value, 'prototype'))
+    return undefined;
   if (!isLosslessNumber(value)) return value;
   const text = value.value;
   const n = Number(text);

@@ -52,10 +52,20 @@ function asWritten(holder: object, key: string, value: unknown, schema: SchemaLi
  * The body with canonical property names. `ignored`, when given, receives the path of every
  * property dropped as unknown (`grant_type`, `amount.currencyCode`), for the fidelity warnings.
  */
-export function normalizeBody(value: unknown, schema: SchemaLike | undefined, dropNulls: boolean, ignored?: string[], path = ''): unknown {
+export function normalizeBody(
+  value: unknown,
+  schema: SchemaLike | undefined,
+  dropNulls: boolean,
+  ignored?: string[],
+  path = '',
+): unknown {
   if (Array.isArray(value)) {
     const items = arraySchema(schema)?.items;
-    return items ? value.map((v, i) => normalizeBody(asWritten(value, String(i), v, items), items, dropNulls, ignored, `${path}[${i}]`)) : value;
+    return items
+      ? value.map((v, i) =>
+          normalizeBody(asWritten(value, String(i), v, items), items, dropNulls, ignored, `${path}[${i}]`),
+        )
+      : value;
   }
   if (value === null || typeof value !== 'object') return value;
   const obj = objectSchema(schema);
@@ -72,7 +82,13 @@ export function normalizeBody(value: unknown, schema: SchemaLike | undefined, dr
     // Two spellings of one field ("returnurl" and "returnUrl"): the first non-null one wins.
     if (out[canonical] !== undefined && out[canonical] !== null) continue;
     const field = obj.properties![canonical];
-    out[canonical] = normalizeBody(asWritten(value, key, v, field), field, dropNulls, ignored, path ? `${path}.${canonical}` : canonical);
+    out[canonical] = normalizeBody(
+      asWritten(value, key, v, field),
+      field,
+      dropNulls,
+      ignored,
+      path ? `${path}.${canonical}` : canonical,
+    );
   }
   return out;
 }

@@ -71,5 +71,7 @@ export async function sendProblem(reply: FastifyReply, publicUrl: string, err: G
     const body = JSON.stringify(bankProblem(operationOf(request), err, String(request.id)));
     return reply.type('application/json; charset=utf-8').header('Content-Language', 'en').send(body);
   }
-  return reply.type('application/problem+json; charset=utf-8').send(problemBody(publicUrl, operationOf(request), err, request.id));
+  return reply
+    .type('application/problem+json; charset=utf-8')
+    .send(problemBody(publicUrl, operationOf(request), err, request.id));
 }

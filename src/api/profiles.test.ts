@@ -6,18 +6,60 @@ import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { BACKENDS } from '../testing/databases.ts';
 import { listeningGateway } from '../testing/browser.ts';
-import { ADMIN_TOKEN, EVERYTHING, MerchantClient, accessToken, basicPayment, createPaid, secondGateway, useGateway, type TestGateway } from '../testing/harness.ts';
+import {
+  ADMIN_TOKEN,
+  EVERYTHING,
+  MerchantClient,
+  accessToken,
+  basicPayment,
+  createPaid,
+  secondGateway,
+  useGateway,
+  type TestGateway,
+} from '../testing/harness.ts';
 import { Receiver } from '../testing/receiver.ts';
 
 /** The fields of the bank's answers (tpay-reference 3.4, 4.1, 5, 6, 7). */
-const BANK_CREATED = ['amount', 'confirmedAmount', 'currency', 'developerMessage', 'expirationMinutes', 'httpStatusCode', 'links', 'payId', 'preAuth', 'status', 'transactionId', 'userMessage'];
+const BANK_CREATED = [
+  'amount',
+  'confirmedAmount',
+  'currency',
+  'developerMessage',
+  'expirationMinutes',
+  'httpStatusCode',
+  'links',
+  'payId',
+  'preAuth',
+  'status',
+  'transactionId',
+  'userMessage',
+];
 const BANK_PAYMENT = [
-  'amount', 'confirmedAmount', 'currency', 'developerMessage', 'extra', 'extra2', 'httpStatusCode', 'initiator', 'links', 'payId', 'paymentCardNumber', 'paymentMethod',
-  'preAuth', 'recurringCard', 'resultCode', 'returnedAmount', 'rrn', 'status', 'transactionId', 'userMessage',
+  'amount',
+  'confirmedAmount',
+  'currency',
+  'developerMessage',
+  'extra',
+  'extra2',
+  'httpStatusCode',
+  'initiator',
+  'links',
+  'payId',
+  'paymentCardNumber',
+  'paymentMethod',
+  'preAuth',
+  'recurringCard',
+  'resultCode',
+  'returnedAmount',
+  'rrn',
+  'status',
+  'transactionId',
+  'userMessage',
 ];
 const MESSAGES = ['developerMessage', 'httpStatusCode', 'userMessage'];
 const keys = (o: object) => Object.keys(o).sort();
-const karibcheHeaders = (headers: Record<string, unknown>) => Object.keys(headers).filter((h) => /^(x-request-id|idempotent-replayed|karibche-)/i.test(h));
+const karibcheHeaders = (headers: Record<string, unknown>) =>
+  Object.keys(headers).filter((h) => /^(x-request-id|idempotent-replayed|karibche-)/i.test(h));
 
 async function bankMerchant(t: TestGateway, settings: Record<string, unknown> = {}): Promise<MerchantClient> {
   const m = await MerchantClient.create(t, { ...EVERYTHING, profile: 'bank', ...settings });
@@ -35,13 +77,33 @@ for (const backend of BACKENDS) {
     it('is set by the operator (default karibche), with the bank’s limits as defaults, and refuses bad values', async () => {
       const created = await ctx.t.admin('POST', '/admin/v1/merchants', { name: 'Bank-like' });
       const id = created.json().merchant.clientId;
-      assert.deepEqual([created.json().merchant.profile, created.json().merchant.transactionLimit, created.json().merchant.dailyLimit], ['karibche', 3000, 10000]);
-      const patched = await ctx.t.admin('PATCH', `/admin/v1/merchants/${id}`, { profile: 'BANK', transactionLimit: '500.00', dailyLimit: 1500 });
+      assert.deepEqual(
+        [created.json().merchant.profile, created.json().merchant.transactionLimit, created.json().merchant.dailyLimit],
+        ['karibche', 3000, 10000],
+      );
+      const patched = await ctx.t.admin('PATCH', `/admin/v1/merchants/${id}`, {
+        profile: 'BANK',
+        transactionLimit: '500.00',
+        dailyLimit: 1500,
+      });
       assert.equal(patched.statusCode, 200, patched.body);
-      assert.deepEqual([patched.json().profile, patched.json().transactionLimit, patched.json().dailyLimit], ['bank', 500, 1500]);
-      const bad = await ctx.t.admin('PATCH', `/admin/v1/merchants/${id}`, { profile: 'tbc', transactionLimit: '0', dailyLimit: '1.234' });
+      assert.deepEqual(
+        [patched.json().profile, patched.json().transactionLimit, patched.json().dailyLimit],
+        ['bank', 500, 1500],
+      );
+      const bad = await ctx.t.admin('PATCH', `/admin/v1/merchants/${id}`, {
+        profile: 'tbc',
+        transactionLimit: '0',
+        dailyLimit: '1.234',
+      });
       assert.equal(bad.statusCode, 400);
-      assert.deepEqual(bad.json().invalidParams.map((p: { name: string }) => p.name).sort(), ['dailyLimit', 'profile', 'transactionLimit']);
+      assert.deepEqual(
+        bad
+          .json()
+          .invalidParams.map((p: { name: string }) => p.name)
+          .sort(),
+        ['dailyLimit', 'profile', 'transactionLimit'],
+      );
       assert.equal((await ctx.t.admin('GET', `/admin/v1/merchants/${id}`)).json().profile, 'bank');
     });
 
@@ -59,7 +121,10 @@ for (const backend of BACKENDS) {
       await ctx.t.admin('POST', `/sandbox/v1/payments/${payId}/simulate`, { card: '4000000000003220', otp: '0000' });
       const declined = await m.get(`/v1/tpay/payments/${payId}`);
       assert.deepEqual(keys(declined.json()), BANK_PAYMENT);
-      assert.deepEqual([declined.json().status, declined.json().resultCode, declined.json().links], ['Created', 'decline_general', null]);
+      assert.deepEqual(
+        [declined.json().status, declined.json().resultCode, declined.json().links],
+        ['Created', 'decline_general', null],
+      );
       assert.deepEqual(karibcheHeaders(declined.headers), []);
       await ctx.t.admin('POST', `/sandbox/v1/payments/${payId}/simulate`, { card: '4111111111111111' });
       const cancel = await m.post(`/v1/tpay/payments/${payId}/cancel`, { amount: '1.00' });
@@ -70,7 +135,10 @@ for (const backend of BACKENDS) {
       const completion = await (await fresh(m)).post(`/v1/tpay/payments/${held}/completion`, { amount: '10.00' });
       assert.deepEqual(keys(completion.json()), ['amount', 'confirmedAmount', ...MESSAGES, 'status'].sort());
       const recId = (await m.get(`/v1/tpay/payments/${held}`)).json().recurringCard.recId;
-      const executed = await m.post('/v1/tpay/payments/execution', { recId, money: { amount: '2.00', currency: 'GEL' } });
+      const executed = await m.post('/v1/tpay/payments/execution', {
+        recId,
+        money: { amount: '2.00', currency: 'GEL' },
+      });
       assert.deepEqual(keys(executed.json()), BANK_PAYMENT);
       assert.equal(executed.json().paymentMethod, 11);
       const deleted = await m.post(`/v1/tpay/payments/${recId}/delete`, {});
@@ -94,7 +162,12 @@ for (const backend of BACKENDS) {
         ['GET', '/v1/tpay/no-such-thing'],
       ];
       for (const [method, url] of calls) {
-        const res = await m.app.inject({ method: method as 'GET', url, headers: m.headers(method === 'POST' ? { 'content-type': 'application/json' } : {}), payload: method === 'POST' ? '{}' : undefined });
+        const res = await m.app.inject({
+          method: method as 'GET',
+          url,
+          headers: m.headers(method === 'POST' ? { 'content-type': 'application/json' } : {}),
+          payload: method === 'POST' ? '{}' : undefined,
+        });
         assert.equal(res.statusCode, 404, `${method} ${url}: ${res.body}`);
         assert.equal(res.json().type, 'https://developers.tbcbank.ge/docs/error-type-404');
         assert.equal(res.json().status, '404');
@@ -115,7 +188,10 @@ for (const backend of BACKENDS) {
 
     it('errors in the bank’s shape: application/json, its titles and systemCode sentences, only its resultCodes, a traceId', async () => {
       const m = await bankMerchant(ctx.t);
-      const check = (res: { statusCode: number; headers: Record<string, unknown>; json(): Record<string, unknown> }, status: number) => {
+      const check = (
+        res: { statusCode: number; headers: Record<string, unknown>; json(): Record<string, unknown> },
+        status: number,
+      ) => {
         assert.equal(res.statusCode, status);
         assert.match(String(res.headers['content-type']), /^application\/json/);
         assert.equal(res.headers['content-language'], 'en');
@@ -130,40 +206,83 @@ for (const backend of BACKENDS) {
         return body;
       };
       // A wrong API key with the merchant's token: the bank's sample answer.
-      const wrongKey = await m.app.inject({ method: 'GET', url: `/v1/tpay/payments/${'0'.repeat(32)}`, headers: { apikey: 'nope', authorization: `Bearer ${m.token}` } });
+      const wrongKey = await m.app.inject({
+        method: 'GET',
+        url: `/v1/tpay/payments/${'0'.repeat(32)}`,
+        headers: { apikey: 'nope', authorization: `Bearer ${m.token}` },
+      });
       const k = check(wrongKey, 401);
-      assert.deepEqual([k.title, k.detail, k.systemCode], ['Invalid Api Key', 'Please make sure api key is valid', 'System code for problem is tpay-access-token.401.001']);
+      assert.deepEqual(
+        [k.title, k.detail, k.systemCode],
+        [
+          'Invalid Api Key',
+          'Please make sure api key is valid',
+          'System code for problem is tpay-access-token.401.001',
+        ],
+      );
       // Wrong client secret, and a JSON body (the bank's token endpoint takes form data only).
-      const form = await m.app.inject({ method: 'POST', url: '/v1/tpay/access-token', headers: { apikey: m.credentials.apiKey, 'content-type': 'application/x-www-form-urlencoded' }, payload: `client_id=${m.credentials.clientId}&client_secret=wrong` });
+      const form = await m.app.inject({
+        method: 'POST',
+        url: '/v1/tpay/access-token',
+        headers: { apikey: m.credentials.apiKey, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `client_id=${m.credentials.clientId}&client_secret=wrong`,
+      });
       const f = check(form, 400);
-      assert.deepEqual([f.title, f.detail, f.code, f.systemCode], ['', '', '', 'System code for problem is tpay-access-token.400.001']);
-      const json = await m.app.inject({ method: 'POST', url: '/v1/tpay/access-token', headers: { apikey: m.credentials.apiKey, 'content-type': 'application/json' }, payload: { client_id: m.credentials.clientId, client_secret: m.credentials.clientSecret } });
+      assert.deepEqual(
+        [f.title, f.detail, f.code, f.systemCode],
+        ['', '', '', 'System code for problem is tpay-access-token.400.001'],
+      );
+      const json = await m.app.inject({
+        method: 'POST',
+        url: '/v1/tpay/access-token',
+        headers: { apikey: m.credentials.apiKey, 'content-type': 'application/json' },
+        payload: { client_id: m.credentials.clientId, client_secret: m.credentials.clientSecret },
+      });
       check(json, 400);
       const missing = check(await m.get(`/v1/tpay/payments/${'0'.repeat(32)}`), 404);
       assert.deepEqual([missing.title, missing.detail], ['InvalidPayment', 'PaymentNotFound']);
-      const invalid = check(await m.post('/v1/tpay/payments', { amount: { currency: 'GEL', total: '-1' }, returnurl: 'x' }), 400);
+      const invalid = check(
+        await m.post('/v1/tpay/payments', { amount: { currency: 'GEL', total: '-1' }, returnurl: 'x' }),
+        400,
+      );
       assert.equal(invalid.title, 'InvalidParameter');
       assert.equal(invalid.resultCode, undefined, 'invalid_request is not one of the bank’s resultCodes');
       const open = await (await fresh(m)).post('/v1/tpay/payments', basicPayment());
       const refused = check(await m.post(`/v1/tpay/payments/${open.json().payId}/cancel`, {}), 400);
       assert.equal(refused.resultCode, 'decline_general');
-      const badToken = check(await m.app.inject({ method: 'GET', url: `/v1/tpay/payments/${open.json().payId}`, headers: { apikey: m.credentials.apiKey, authorization: 'Bearer forged' } }), 401);
+      const badToken = check(
+        await m.app.inject({
+          method: 'GET',
+          url: `/v1/tpay/payments/${open.json().payId}`,
+          headers: { apikey: m.credentials.apiKey, authorization: 'Bearer forged' },
+        }),
+        401,
+      );
       assert.equal(badToken.title, 'Unauthorized');
       // The sandbox's simulated outage, shaped like the bank too.
-      const outage = check(await m.get(`/v1/tpay/payments/${open.json().payId}`, { 'karibche-simulate-fault': '503' }), 503);
+      const outage = check(
+        await m.get(`/v1/tpay/payments/${open.json().payId}`, { 'karibche-simulate-fault': '503' }),
+        503,
+      );
       assert.ok(outage.detail);
     });
 
     it('sends the bank’s callbacks: the body alone, unsigned', async () => {
       const receiver = await new Receiver().start();
       try {
-        const m = await bankMerchant(ctx.t, { callbackUrlPrefixes: ['http://127.0.0.1:*'], defaultCallbackUrl: receiver.url });
+        const m = await bankMerchant(ctx.t, {
+          callbackUrlPrefixes: ['http://127.0.0.1:*'],
+          defaultCallbackUrl: receiver.url,
+        });
         const payId = await createPaid(ctx.t, m);
         await ctx.t.gw.services.callbacks.drain();
         await receiver.waitFor(1);
         const got = receiver.received[0]!;
         assert.equal(got.body, JSON.stringify({ PaymentId: payId }));
-        assert.deepEqual(Object.keys(got.headers).filter((h) => /^(x-callback|webhook-)/.test(h)), []);
+        assert.deepEqual(
+          Object.keys(got.headers).filter((h) => /^(x-callback|webhook-)/.test(h)),
+          [],
+        );
       } finally {
         await receiver.stop();
       }
@@ -174,25 +293,45 @@ for (const backend of BACKENDS) {
       const over = await m.post('/v1/tpay/payments', basicPayment({ amount: { currency: 'GEL', total: '3000.01' } }));
       assert.equal(over.statusCode, 400, over.body);
       assert.equal(over.json().systemCode, 'System code for problem is tpay-create-payment.400.070');
-      assert.equal((await m.post('/v1/tpay/payments', basicPayment({ amount: { currency: 'GEL', total: '3000.00' } }))).statusCode, 200);
-      assert.equal((await m.post('/v1/tpay/payments', basicPayment({ amount: { currency: 'USD', total: '5000.00' } }))).statusCode, 200, 'no exchange rates: other currencies are not limited');
+      assert.equal(
+        (await m.post('/v1/tpay/payments', basicPayment({ amount: { currency: 'GEL', total: '3000.00' } }))).statusCode,
+        200,
+      );
+      assert.equal(
+        (await m.post('/v1/tpay/payments', basicPayment({ amount: { currency: 'USD', total: '5000.00' } }))).statusCode,
+        200,
+        'no exchange rates: other currencies are not limited',
+      );
       await ctx.t.admin('PATCH', `/admin/v1/merchants/${m.credentials.clientId}`, { transactionLimit: '50.00' });
-      assert.equal((await m.post('/v1/tpay/payments', basicPayment({ amount: { currency: 'GEL', total: '50.01' } }))).statusCode, 400);
+      assert.equal(
+        (await m.post('/v1/tpay/payments', basicPayment({ amount: { currency: 'GEL', total: '50.01' } }))).statusCode,
+        400,
+      );
       const payId = await createPaid(ctx.t, m, { saveCard: true, amount: { currency: 'GEL', total: '5.00' } });
       const recId = (await m.get(`/v1/tpay/payments/${payId}`)).json().recurringCard.recId;
-      const execution = await m.post('/v1/tpay/payments/execution', { recId, money: { amount: '50.01', currency: 'GEL' } });
+      const execution = await m.post('/v1/tpay/payments/execution', {
+        recId,
+        money: { amount: '50.01', currency: 'GEL' },
+      });
       assert.equal(execution.json().systemCode, 'System code for problem is tpay-execute-payment.400.070');
-      await ctx.t.admin('PATCH', `/admin/v1/merchants/${m.credentials.clientId}`, { testMode: true, testAmountLimit: '20.00' });
+      await ctx.t.admin('PATCH', `/admin/v1/merchants/${m.credentials.clientId}`, {
+        testMode: true,
+        testAmountLimit: '20.00',
+      });
       const test = await m.post('/v1/tpay/payments', basicPayment({ amount: { currency: 'GEL', total: '20.01' } }));
       assert.equal(test.json().systemCode, 'System code for problem is tpay-create-payment.400.024');
       // The default profile has no such limits.
       const plain = await MerchantClient.create(ctx.t);
-      assert.equal((await plain.createPayment(basicPayment({ amount: { currency: 'GEL', total: '9000.00' } }))).statusCode, 200);
+      assert.equal(
+        (await plain.createPayment(basicPayment({ amount: { currency: 'GEL', total: '9000.00' } }))).statusCode,
+        200,
+      );
     });
 
     it('limits: 10,000.00 GEL per business day (configurable); saved-card charges count; failed and expired payments give theirs back', async () => {
       const m = await bankMerchant(ctx.t, { dailyLimit: '100.00' });
-      const create = (total: string, over: Record<string, unknown> = {}) => m.post('/v1/tpay/payments', basicPayment({ amount: { currency: 'GEL', total }, ...over }));
+      const create = (total: string, over: Record<string, unknown> = {}) =>
+        m.post('/v1/tpay/payments', basicPayment({ amount: { currency: 'GEL', total }, ...over }));
       const first = await create('40.00', { expirationMinutes: 5 });
       assert.equal(first.statusCode, 200);
       assert.equal((await create('40.00')).statusCode, 200);
@@ -209,41 +348,60 @@ for (const backend of BACKENDS) {
       const again = await create('40.00');
       assert.equal(again.statusCode, 200, again.body);
       // A payment that fails (three declines) gives its amount back too.
-      for (let i = 0; i < ctx.t.gw.services.config.maxAttempts; i++) await ctx.t.admin('POST', `/sandbox/v1/payments/${again.json().payId}/simulate`, { card: '4000000000000002' });
+      for (let i = 0; i < ctx.t.gw.services.config.maxAttempts; i++)
+        await ctx.t.admin('POST', `/sandbox/v1/payments/${again.json().payId}/simulate`, { card: '4000000000000002' });
       assert.equal((await m.get(`/v1/tpay/payments/${again.json().payId}`)).json().status, 'Failed');
       assert.equal((await create('40.00')).statusCode, 200);
-      const { rows } = await ctx.t.gw.services.db.query<{ total: string }>('SELECT total FROM merchant_daily_volume WHERE client_id = $1', [m.credentials.clientId]);
+      const { rows } = await ctx.t.gw.services.db.query<{ total: string }>(
+        'SELECT total FROM merchant_daily_volume WHERE client_id = $1',
+        [m.credentials.clientId],
+      );
       assert.equal(Number(rows[0]!.total), 10_000, 'the day is full: 40 + 20 + 40');
       assert.equal((await create('0.01')).statusCode, 400);
     });
 
-    it('the daily limit holds under concurrent requests' + (backend === 'postgres' ? ' from two gateway processes' : ''), async () => {
-      const m = await bankMerchant(ctx.t, { dailyLimit: '100.00' });
-      const second = backend === 'postgres' ? await secondGateway(ctx.t) : null;
-      try {
-        const apps = second ? [ctx.t.app, second.app] : [ctx.t.app];
-        const answers = await Promise.all(
-          Array.from({ length: 24 }, (_, i) =>
-            apps[i % apps.length]!.inject({ method: 'POST', url: '/v1/gateway/payments', headers: m.headers({ 'content-type': 'application/json' }), payload: basicPayment({ amount: { currency: 'GEL', total: '10.00' } }) }),
-          ),
-        );
-        const codes = answers.map((r) => r.statusCode);
-        const count = (c: number) => codes.filter((x) => x === c).length;
-        // Exactly the limit is created; every other request is the daily-limit refusal — or, on a
-        // shared PostgreSQL out of connections, a 503 that created nothing either.
-        assert.equal(count(200), 10, codes.join(','));
-        assert.equal(count(400) + count(503), 14, codes.join(','));
-        for (const r of answers.filter((a) => a.statusCode === 400)) assert.match(r.json().systemCode, /create-payment\.400\.071$/);
-        if (count(503)) console.log(`[daily limit race] ${count(503)} of 24 requests met an unavailable database (503) and created nothing`);
-        const { rows } = await ctx.t.gw.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payments WHERE client_id = $1', [m.credentials.clientId]);
-        assert.equal(rows[0]!.n, 10, 'a refused payment is not created');
-      } finally {
-        if (second) {
-          await second.close();
-          await second.services.db.close();
+    it(
+      'the daily limit holds under concurrent requests' + (backend === 'postgres' ? ' from two gateway processes' : ''),
+      async () => {
+        const m = await bankMerchant(ctx.t, { dailyLimit: '100.00' });
+        const second = backend === 'postgres' ? await secondGateway(ctx.t) : null;
+        try {
+          const apps = second ? [ctx.t.app, second.app] : [ctx.t.app];
+          const answers = await Promise.all(
+            Array.from({ length: 24 }, (_, i) =>
+              apps[i % apps.length]!.inject({
+                method: 'POST',
+                url: '/v1/gateway/payments',
+                headers: m.headers({ 'content-type': 'application/json' }),
+                payload: basicPayment({ amount: { currency: 'GEL', total: '10.00' } }),
+              }),
+            ),
+          );
+          const codes = answers.map((r) => r.statusCode);
+          const count = (c: number) => codes.filter((x) => x === c).length;
+          // Exactly the limit is created; every other request is the daily-limit refusal — or, on a
+          // shared PostgreSQL out of connections, a 503 that created nothing either.
+          assert.equal(count(200), 10, codes.join(','));
+          assert.equal(count(400) + count(503), 14, codes.join(','));
+          for (const r of answers.filter((a) => a.statusCode === 400))
+            assert.match(r.json().systemCode, /create-payment\.400\.071$/);
+          if (count(503))
+            console.log(
+              `[daily limit race] ${count(503)} of 24 requests met an unavailable database (503) and created nothing`,
+            );
+          const { rows } = await ctx.t.gw.services.db.query<{ n: number }>(
+            'SELECT count(*)::int AS n FROM payments WHERE client_id = $1',
+            [m.credentials.clientId],
+          );
+          assert.equal(rows[0]!.n, 10, 'a refused payment is not created');
+        } finally {
+          if (second) {
+            await second.close();
+            await second.services.db.close();
+          }
         }
-      }
-    });
+      },
+    );
   });
 
   describe(`default profile: Karibche-Fidelity-Warning [${backend}]`, () => {
@@ -267,15 +425,32 @@ for (const backend of BACKENDS) {
       const replay = await ctx.m.createPayment(basicPayment(), { 'idempotency-key': 'k1' });
       assert.equal(replay.headers['idempotent-replayed'], 'true');
       assert.equal(warnings(replay).length, 1, 'the replay is warned about too');
-      for (const url of ['/v1/gateway/payments', '/v1/gateway/api-keys', '/v1/gateway/requests', `/v1/gateway/payments/${keyed.json().payId}/callbacks`]) {
+      for (const url of [
+        '/v1/gateway/payments',
+        '/v1/gateway/api-keys',
+        '/v1/gateway/requests',
+        `/v1/gateway/payments/${keyed.json().payId}/callbacks`,
+      ]) {
         const res = await ctx.m.get(url);
         assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
         assert.match(warnings(res).join('|'), /^GET \/[a-z-/:A-Za-z]+: the bank has no such endpoint$/, url);
       }
-      const ignored = await ctx.m.createPayment({ ...basicPayment(), grant_type: 'client_credentials', amount: { currency: 'GEL', total: 10, currencyCode: 'GEL' } });
+      const ignored = await ctx.m.createPayment({
+        ...basicPayment(),
+        grant_type: 'client_credentials',
+        amount: { currency: 'GEL', total: 10, currencyCode: 'GEL' },
+      });
       assert.equal(ignored.statusCode, 200, ignored.body);
-      assert.deepEqual(warnings(ignored).sort(), ['field amount.currencyCode: the bank ignores it (and so does Karibche)', 'field grant_type: the bank ignores it (and so does Karibche)']);
-      const token = await ctx.t.app.inject({ method: 'POST', url: '/v1/gateway/access-token', headers: { apikey: ctx.m.credentials.apiKey, 'content-type': 'application/json' }, payload: { client_id: ctx.m.credentials.clientId, client_secret: ctx.m.credentials.clientSecret } });
+      assert.deepEqual(warnings(ignored).sort(), [
+        'field amount.currencyCode: the bank ignores it (and so does Karibche)',
+        'field grant_type: the bank ignores it (and so does Karibche)',
+      ]);
+      const token = await ctx.t.app.inject({
+        method: 'POST',
+        url: '/v1/gateway/access-token',
+        headers: { apikey: ctx.m.credentials.apiKey, 'content-type': 'application/json' },
+        payload: { client_id: ctx.m.credentials.clientId, client_secret: ctx.m.credentials.clientSecret },
+      });
       assert.equal(token.statusCode, 200);
       assert.match(warnings(token).join('|'), /form data/);
       // A failed request is warned about as well.
@@ -293,7 +468,21 @@ describe('karibche merchant update --profile bank', () => {
       const m = await MerchantClient.create(t);
       const { stdout } = await promisify(execFile)(
         process.execPath,
-        ['--import', 'tsx', 'src/cli/karibche.ts', 'merchant', 'update', m.credentials.clientId, '--profile', 'bank', '--transaction-limit', '1500.00', '--daily-limit', '4000', '--json'],
+        [
+          '--import',
+          'tsx',
+          'src/cli/karibche.ts',
+          'merchant',
+          'update',
+          m.credentials.clientId,
+          '--profile',
+          'bank',
+          '--transaction-limit',
+          '1500.00',
+          '--daily-limit',
+          '4000',
+          '--json',
+        ],
         { env: { ...process.env, KARIBCHE_URL: base, KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN } },
       );
       const view = JSON.parse(stdout);

@@ -33,7 +33,8 @@ declare module 'fastify' {
 const isMerchantApi = (request: FastifyRequest) => request.url.startsWith('/v1/');
 
 /** `POST /payments/:payId/cancel`, or null for a request no route matched. */
-const endpointOf = (request: FastifyRequest) => (request.is404 || !request.routeOptions.url ? null : `${request.method} ${endpointPath(request.routeOptions.url)}`);
+const endpointOf = (request: FastifyRequest) =>
+  request.is404 || !request.routeOptions.url ? null : `${request.method} ${endpointPath(request.routeOptions.url)}`;
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
@@ -85,7 +86,12 @@ function knownProfile(request: FastifyRequest): Profile | undefined {
  * Runs `then` with the request's profile: at once when it is known (the hot path: no promise, no
  * microtask), else once resolved. For Fastify's callback-style hooks.
  */
-function withProfile(s: Services, request: FastifyRequest, then: (profile: Profile) => void, fail: (err: Error) => void): void {
+function withProfile(
+  s: Services,
+  request: FastifyRequest,
+  then: (profile: Profile) => void,
+  fail: (err: Error) => void,
+): void {
   const known = knownProfile(request);
   if (known) return void then(known);
   resolveProfile(s, request).then(then, fail);
@@ -102,13 +108,19 @@ const headerSafe = (text: string) => text.replace(/[^\x20-\x7e]/g, '?').slice(0,
 /** What this request relied on that the bank does not have (default profile). */
 export function fidelityWarnings(request: FastifyRequest): string[] {
   const out: string[] = [];
-  if (request.headers['idempotency-key'] !== undefined) out.push('Idempotency-Key: the bank ignores this header; a retried request is executed again');
+  if (request.headers['idempotency-key'] !== undefined)
+    out.push('Idempotency-Key: the bank ignores this header; a retried request is executed again');
   const endpoint = endpointOf(request);
   if (endpoint && !BANK_ENDPOINTS.has(endpoint)) out.push(`${endpoint}: the bank has no such endpoint`);
-  if (endpoint === 'POST /access-token' && request.body !== undefined && !/^application\/x-www-form-urlencoded\b/i.test(String(request.headers['content-type'] ?? ''))) {
+  if (
+    endpoint === 'POST /access-token' &&
+    request.body !== undefined &&
+    !/^application\/x-www-form-urlencoded\b/i.test(String(request.headers['content-type'] ?? ''))
+  ) {
     out.push('access-token body: the bank takes form data (application/x-www-form-urlencoded) only');
   }
-  for (const field of (request.ignoredFields ?? []).slice(0, 10)) out.push(`field ${headerSafe(field)}: the bank ignores it (and so does Karibche)`);
+  for (const field of (request.ignoredFields ?? []).slice(0, 10))
+    out.push(`field ${headerSafe(field)}: the bank ignores it (and so does Karibche)`);
   return out;
 }
 
@@ -123,30 +135,50 @@ export function installProfiles(app: FastifyInstance, s: Services): void {
   // and an async hook would cost every request a promise and a microtask turn.
   app.addHook('preValidation', (request, reply, done) => {
     if (!isMerchantApi(request) || request.is404) return done();
-    withProfile(s, request, (profile) => {
-      if (profile !== 'bank') return done();
-      const endpoint = endpointOf(request)!;
-      if (!BANK_ENDPOINTS.has(endpoint)) return done(gatewayError(ERRORS.routeNotFound, { detail: `No endpoint ${request.method} ${request.url.split('?')[0]}` }));
-      if (endpoint === 'POST /access-token' && !/^application\/x-www-form-urlencoded\b/i.test(String(request.headers['content-type'] ?? ''))) {
-        return done(gatewayError(ERRORS.invalidClientCredentials, { detail: 'client_id or client_secret is missing or wrong' }));
-      }
-      reshape(reply, endpoint);
-      done();
-    }, done);
+    withProfile(
+      s,
+      request,
+      (profile) => {
+        if (profile !== 'bank') return done();
+        const endpoint = endpointOf(request)!;
+        if (!BANK_ENDPOINTS.has(endpoint))
+          return done(
+            gatewayError(ERRORS.routeNotFound, {
+              detail: `No endpoint ${request.method} ${request.url.split('?')[0]}`,
+            }),
+          );
+        if (
+          endpoint === 'POST /access-token' &&
+          !/^application\/x-www-form-urlencoded\b/i.test(String(request.headers['content-type'] ?? ''))
+        ) {
+          return done(
+            gatewayError(ERRORS.invalidClientCredentials, { detail: 'client_id or client_secret is missing or wrong' }),
+          );
+        }
+        reshape(reply, endpoint);
+        done();
+      },
+      done,
+    );
   });
 
   // Registered after the API's own onSend (security headers, X-Request-Id): it has the last word.
   app.addHook('onSend', (request, reply, payload, done) => {
     if (!isMerchantApi(request)) return done(null, payload);
-    withProfile(s, request, (profile) => {
-      if (profile === 'bank') {
-        for (const name of Object.keys(reply.getHeaders())) if (KARIBCHE_HEADERS.test(name)) reply.removeHeader(name);
-      } else {
-        const warnings = fidelityWarnings(request);
-        if (warnings.length) reply.header(FIDELITY_HEADER, warnings);
-      }
-      done(null, payload);
-    }, done);
+    withProfile(
+      s,
+      request,
+      (profile) => {
+        if (profile === 'bank') {
+          for (const name of Object.keys(reply.getHeaders())) if (KARIBCHE_HEADERS.test(name)) reply.removeHeader(name);
+        } else {
+          const warnings = fidelityWarnings(request);
+          if (warnings.length) reply.header(FIDELITY_HEADER, warnings);
+        }
+        done(null, payload);
+      },
+      done,
+    );
   });
 }
 
@@ -156,5 +188,7 @@ export function installProfiles(app: FastifyInstance, s: Services): void {
  */
 function reshape(reply: FastifyReply, endpoint: string): void {
   reply.type('application/json; charset=utf-8');
-  reply.serializer((payload: unknown) => (typeof payload === 'string' ? payload : JSON.stringify(bankView(endpoint, payload))));
+  reply.serializer((payload: unknown) =>
+    typeof payload === 'string' ? payload : JSON.stringify(bankView(endpoint, payload)),
+  );
 }

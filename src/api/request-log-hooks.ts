@@ -47,4 +47,3 @@ export function installRequestLog(app: FastifyInstance, s: Services): RequestLog
   app.addHook('onClose', () => log.flush());
   return log;
 }
-

@@ -54,7 +54,9 @@ export class TokenService {
   private async reload(): Promise<void> {
     this.lastReload = Date.now();
     const rows = await selectActiveSigningKeys(this.db);
-    this.keys = new Map(rows.map((r) => [r.kid, { kid: r.kid, key: Buffer.from(r.secret, 'base64url'), createdAt: r.created_at }]));
+    this.keys = new Map(
+      rows.map((r) => [r.kid, { kid: r.kid, key: Buffer.from(r.secret, 'base64url'), createdAt: r.created_at }]),
+    );
     this.current = rows.length ? this.keys.get(rows[rows.length - 1]!.kid)! : null;
   }
 
@@ -92,7 +94,8 @@ export class TokenService {
       if (err instanceof joseErrors.JOSEError || err instanceof TypeError) return null;
       throw err;
     }
-    if (typeof payload.sub !== 'string' || typeof payload.sv !== 'number' || typeof payload.exp !== 'number') return null;
+    if (typeof payload.sub !== 'string' || typeof payload.sv !== 'number' || typeof payload.exp !== 'number')
+      return null;
     const claims: TokenClaims = { clientId: payload.sub, secretVersion: payload.sv, expiresAt: payload.exp };
     if (this.verified.size >= VERIFIED_CACHE_MAX) this.verified.clear();
     this.verified.set(token, claims);

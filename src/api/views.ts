@@ -46,7 +46,13 @@ export function paymentView(p: PaymentDetails, links: Link[]) {
     confirmedAmount: toJsonAmount(p.confirmedAmount),
     returnedAmount: toJsonAmount(p.returnedAmount),
     links,
-    split: p.split ? { iban: p.split.iban, amount: toJsonAmount(p.split.amount), returnedAmount: toJsonAmount(p.split.returnedAmount) } : null,
+    split: p.split
+      ? {
+          iban: p.split.iban,
+          amount: toJsonAmount(p.split.amount),
+          returnedAmount: toJsonAmount(p.split.returnedAmount),
+        }
+      : null,
     ...OK,
   };
 }

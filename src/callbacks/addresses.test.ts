@@ -14,14 +14,31 @@ describe('the one callback-target resolver', () => {
     assert.deepEqual(longerHost, { ok: false, reason: longerHost!.ok ? '' : longerHost!.reason, unregistered: true });
     assert.match(longerHost!.ok ? '' : longerHost!.reason, /registered/);
     assert.equal(userinfo!.ok, false);
-    assert.equal(!userinfo!.ok && userinfo!.unregistered, false, 'a userinfo URL is malformed, not merely unregistered');
+    assert.equal(
+      !userinfo!.ok && userinfo!.unregistered,
+      false,
+      'a userinfo URL is malformed, not merely unregistered',
+    );
   });
 
   it('accepts the same scheme, host and port with a path on a segment boundary', () => {
-    for (const url of ['http://localhost/cb', 'http://localhost:80/cb', 'http://127.0.0.1:3000/x?id=1', 'https://shop.example/hooks', 'https://shop.example/hooks/a']) {
+    for (const url of [
+      'http://localhost/cb',
+      'http://localhost:80/cb',
+      'http://127.0.0.1:3000/x?id=1',
+      'https://shop.example/hooks',
+      'https://shop.example/hooks/a',
+    ]) {
       assert.deepEqual(resolveCallbackUrl(url, REGISTERED), { ok: true, url }, url);
     }
-    for (const url of ['https://shop.example/hooksx', 'https://shop.example/hook', 'http://127.0.0.1:3001/x', 'https://localhost/cb', 'http://localhost/cb#f', 'ftp://localhost/']) {
+    for (const url of [
+      'https://shop.example/hooksx',
+      'https://shop.example/hook',
+      'http://127.0.0.1:3001/x',
+      'https://localhost/cb',
+      'http://localhost/cb#f',
+      'ftp://localhost/',
+    ]) {
       assert.equal(resolveCallbackUrl(url, REGISTERED).ok, false, url);
     }
     assert.equal(resolveCallbackUrl(`http://localhost/${'a'.repeat(CALLBACK_URL_MAX_LENGTH)}`, REGISTERED).ok, false);
@@ -32,9 +49,16 @@ describe('the one callback-target resolver', () => {
     for (const hostile of HOSTILE) {
       // Stored before the rule (or by hand): redelivery must not send there.
       assert.equal(callbackTarget({ callback_url: hostile }, merchant(null)), null, hostile);
-      assert.equal(callbackTarget({ callback_url: hostile }, merchant('http://localhost/default')), 'http://localhost/default', hostile);
+      assert.equal(
+        callbackTarget({ callback_url: hostile }, merchant('http://localhost/default')),
+        'http://localhost/default',
+        hostile,
+      );
       assert.equal(callbackTarget({ callback_url: null }, merchant(hostile)), null, hostile);
     }
-    assert.equal(callbackTarget({ callback_url: 'http://localhost/own' }, merchant('http://localhost/default')), 'http://localhost/own');
+    assert.equal(
+      callbackTarget({ callback_url: 'http://localhost/own' }, merchant('http://localhost/default')),
+      'http://localhost/own',
+    );
   });
 });

@@ -66,7 +66,8 @@ function isRegisteredCallbackUrl(url: string, registered: readonly string[]): bo
  * that is under none of the registered addresses (the catalogue's callbackUrlNotRegistered). */
 export type CallbackUrlVerdict = { ok: true; url: string } | { ok: false; reason: string; unregistered: boolean };
 
-export const NOT_REGISTERED_REASON = 'must be under one of the callback addresses registered for this merchant (same scheme, host and port, path below)';
+export const NOT_REGISTERED_REASON =
+  'must be under one of the callback addresses registered for this merchant (same scheme, host and port, path below)';
 
 /**
  * The one rule of where a callback may go, used by every entry point that names or uses a callback
@@ -79,13 +80,17 @@ export function resolveCallbackUrl(url: string, registered: readonly string[]): 
   if (url.length > CALLBACK_URL_MAX_LENGTH) return { ok: false, reason: 'is too long', unregistered: false };
   const problem = callbackUrlProblem(url);
   if (problem) return { ok: false, reason: problem, unregistered: false };
-  if (!isRegisteredCallbackUrl(url, registered)) return { ok: false, reason: NOT_REGISTERED_REASON, unregistered: true };
+  if (!isRegisteredCallbackUrl(url, registered))
+    return { ok: false, reason: NOT_REGISTERED_REASON, unregistered: true };
   return { ok: true, url };
 }
 
 /** Where a payment's callbacks go now: its own callbackUrl, else the merchant's default — each only
  * while the resolver accepts it under the merchant's current registered addresses. */
-export function callbackTarget(payment: { callback_url: string | null }, merchant: { defaultCallbackUrl: string | null; callbackUrlPrefixes: readonly string[] }): string | null {
+export function callbackTarget(
+  payment: { callback_url: string | null },
+  merchant: { defaultCallbackUrl: string | null; callbackUrlPrefixes: readonly string[] },
+): string | null {
   for (const url of [payment.callback_url, merchant.defaultCallbackUrl]) {
     if (url) {
       const verdict = resolveCallbackUrl(url, merchant.callbackUrlPrefixes);

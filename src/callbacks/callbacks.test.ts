@@ -4,7 +4,15 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { after, before, describe, it } from 'node:test';
 import { BACKENDS } from '../testing/databases.ts';
-import { MerchantClient, TEST_ACQUIRER_MODULE, accessToken, basicPayment, createPaid, startTestGateway, useGateway } from '../testing/harness.ts';
+import {
+  MerchantClient,
+  TEST_ACQUIRER_MODULE,
+  accessToken,
+  basicPayment,
+  createPaid,
+  startTestGateway,
+  useGateway,
+} from '../testing/harness.ts';
 import { Receiver } from '../testing/receiver.ts';
 import { untilAsleep } from '../testing/wait.ts';
 import { DatabaseUnavailableError } from '../store/db.ts';
@@ -13,15 +21,23 @@ import { isNonPublicAddress } from './address-guard.ts';
 import { sendCallback } from './send.ts';
 
 /** How a merchant verifies a callback with nothing but node:crypto (the README shows the same code). */
-function verify(secret: string, header: string, rawBody: string, toleranceSeconds = Infinity, now = Date.now() / 1000): boolean {
+function verify(
+  secret: string,
+  header: string,
+  rawBody: string,
+  toleranceSeconds = Infinity,
+  now = Date.now() / 1000,
+): boolean {
   const parts = header.split(',').map((p) => p.split('=') as [string, string]);
   const t = Number(parts.find(([k]) => k === 't')?.[1]);
   if (!Number.isFinite(t) || Math.abs(now - t) > toleranceSeconds) return false;
   const expected = createHmac('sha256', secret).update(`${t}.${rawBody}`).digest();
-  return parts.filter(([k]) => k === 'v1').some(([, v]) => {
-    const given = Buffer.from(v, 'hex');
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  });
+  return parts
+    .filter(([k]) => k === 'v1')
+    .some(([, v]) => {
+      const given = Buffer.from(v, 'hex');
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    });
 }
 
 const CALLBACK_TIMEOUT_MS = 5_000;
@@ -67,7 +83,11 @@ for (const backend of BACKENDS) {
       assert.ok(!verify(ctx.m.credentials.callbackSecret, sig, got.body.replace(id, 'x')));
       // The same callback verifies with the Standard Webhooks reference library and the secret as given.
       assert.match(ctx.m.credentials.callbackSecret, /^whsec_[A-Za-z0-9+/]{43}=$/);
-      const standard = { 'webhook-id': String(got.headers['webhook-id']), 'webhook-timestamp': String(got.headers['webhook-timestamp']), 'webhook-signature': String(got.headers['webhook-signature']) };
+      const standard = {
+        'webhook-id': String(got.headers['webhook-id']),
+        'webhook-timestamp': String(got.headers['webhook-timestamp']),
+        'webhook-signature': String(got.headers['webhook-signature']),
+      };
       assert.equal(standard['webhook-id'], got.headers['x-callback-id']);
       assert.deepEqual(new Webhook(ctx.m.credentials.callbackSecret).verify(got.body, standard), { PaymentId: id });
       assert.throws(() => new Webhook(ctx.m.credentials.callbackSecret).verify(got.body.replace(id, 'x'), standard));
@@ -76,7 +96,10 @@ for (const backend of BACKENDS) {
       assert.equal(cb.status, 'delivered');
       assert.equal(cb.paymentStatus, 'Succeeded');
       assert.equal(cb.callbackId, got.headers['x-callback-id']);
-      assert.deepEqual(cb.attemptLog.map((a: any) => [a.attempt, a.httpStatus, a.response]), [[1, 200, 'ok']]);
+      assert.deepEqual(
+        cb.attemptLog.map((a: any) => [a.attempt, a.httpStatus, a.response]),
+        [[1, 200, 'ok']],
+      );
     });
 
     it('signs with real time even after the sandbox clock moved hours ahead, so the README recipe accepts it', async () => {
@@ -90,8 +113,14 @@ for (const backend of BACKENDS) {
       assert.equal(got.body, JSON.stringify({ PaymentId: id }));
       const sig = String(got.headers['x-callback-signature']);
       const t = Number(/t=(\d+)/.exec(sig)![1]);
-      assert.ok(Math.abs(t - Date.now() / 1000) < 60, `t=${t} is real time, not the sandbox clock (${ctx.t.clock.now().toISOString()})`);
-      assert.ok(verify(ctx.m.credentials.callbackSecret, sig, got.body, 300), 'verified with a 5-minute tolerance against real time');
+      assert.ok(
+        Math.abs(t - Date.now() / 1000) < 60,
+        `t=${t} is real time, not the sandbox clock (${ctx.t.clock.now().toISOString()})`,
+      );
+      assert.ok(
+        verify(ctx.m.credentials.callbackSecret, sig, got.body, 300),
+        'verified with a 5-minute tolerance against real time',
+      );
     });
 
     it('sends callbacks only under registered addresses matched as parsed URLs: create, default URL, test callback and redelivery alike', async () => {
@@ -116,14 +145,30 @@ for (const backend of BACKENDS) {
         ['http://localhost.attacker.example/cb', '016'],
         [`http://127.0.0.1:${port}@127.0.0.1:${port + 1}/callbacks`, '001'],
       ] as const) {
-        assert.deepEqual(await code(await ctx.t.admin('PATCH', `/admin/v1/merchants/${clientId}`, { defaultCallbackUrl: url })), [400, `admin.400.${nnn}`], url);
-        assert.deepEqual(await code(await ctx.t.admin('POST', '/sandbox/v1/callbacks/test', { clientId, url })), [400, `sandbox.400.${nnn}`], url);
-        assert.deepEqual(await code(await m.post('/sandbox/v1/callbacks/conformance', { url })), [400, `sandbox.400.${nnn}`], url);
+        assert.deepEqual(
+          await code(await ctx.t.admin('PATCH', `/admin/v1/merchants/${clientId}`, { defaultCallbackUrl: url })),
+          [400, `admin.400.${nnn}`],
+          url,
+        );
+        assert.deepEqual(
+          await code(await ctx.t.admin('POST', '/sandbox/v1/callbacks/test', { clientId, url })),
+          [400, `sandbox.400.${nnn}`],
+          url,
+        );
+        assert.deepEqual(
+          await code(await m.post('/sandbox/v1/callbacks/conformance', { url })),
+          [400, `sandbox.400.${nnn}`],
+          url,
+        );
         const merchant = (await ctx.t.admin('GET', `/admin/v1/merchants/${clientId}`)).json();
         assert.equal(merchant.defaultCallbackUrl, null, 'nothing changed');
       }
       assert.equal(rx.received.length, receivedBefore, 'nothing was sent to any of them');
-      assert.equal((await ctx.t.admin('PATCH', `/admin/v1/merchants/${clientId}`, { defaultCallbackUrl: `${home}/default` })).statusCode, 200);
+      assert.equal(
+        (await ctx.t.admin('PATCH', `/admin/v1/merchants/${clientId}`, { defaultCallbackUrl: `${home}/default` }))
+          .statusCode,
+        200,
+      );
 
       // Redelivery resolves the URL again: once the address is removed, nothing goes there.
       const id = (await m.createPayment(basicPayment({ callbackUrl: `${home}/orders?id=7` }))).json().payId;
@@ -131,7 +176,15 @@ for (const backend of BACKENDS) {
       await drain();
       assert.equal(rx.received.at(-1)!.path, '/callbacks/orders?id=7');
       const before = rx.received.length;
-      assert.equal((await ctx.t.admin('PATCH', `/admin/v1/merchants/${clientId}`, { callbackUrlPrefixes: ['http://localhost'], defaultCallbackUrl: null })).statusCode, 200);
+      assert.equal(
+        (
+          await ctx.t.admin('PATCH', `/admin/v1/merchants/${clientId}`, {
+            callbackUrlPrefixes: ['http://localhost'],
+            defaultCallbackUrl: null,
+          })
+        ).statusCode,
+        200,
+      );
       const re = await m.post(`/v1/gateway/payments/${id}/callbacks/redeliver`, {});
       assert.equal(re.statusCode, 202, re.body);
       assert.equal(re.json().status, 'undeliverable');
@@ -140,8 +193,13 @@ for (const backend of BACKENDS) {
 
       // A hostile URL stored by hand (an older gateway's prefix match let it in): redelivery and the
       // dispatcher both refuse it through the same resolver.
-      await ctx.t.admin('PATCH', `/admin/v1/merchants/${clientId}`, { callbackUrlPrefixes: [home, 'http://localhost'] });
-      for (const url of ['http://localhost.attacker.example/cb', `http://127.0.0.1:${port}@127.0.0.1:${port + 1}/callbacks`]) {
+      await ctx.t.admin('PATCH', `/admin/v1/merchants/${clientId}`, {
+        callbackUrlPrefixes: [home, 'http://localhost'],
+      });
+      for (const url of [
+        'http://localhost.attacker.example/cb',
+        `http://127.0.0.1:${port}@127.0.0.1:${port + 1}/callbacks`,
+      ]) {
         await ctx.t.gw.services.db.query('UPDATE payments SET callback_url = $2 WHERE pay_id = $1', [id, url]);
         const again = await m.post(`/v1/gateway/payments/${id}/callbacks/redeliver`, {});
         assert.deepEqual([again.statusCode, again.json().status], [202, 'undeliverable'], url);
@@ -153,22 +211,33 @@ for (const backend of BACKENDS) {
     it('sends the first delivery where redelivery would: the default URL once the payment’s own address is removed', async () => {
       rx.answers = [200];
       const home = `http://127.0.0.1:${rx.port}/callbacks`;
-      const m = await MerchantClient.create(ctx.t, { callbackUrlPrefixes: [`${home}/orders`, `${home}/default`], defaultCallbackUrl: `${home}/default` });
+      const m = await MerchantClient.create(ctx.t, {
+        callbackUrlPrefixes: [`${home}/orders`, `${home}/default`],
+        defaultCallbackUrl: `${home}/default`,
+      });
       const id = (await m.createPayment(basicPayment({ callbackUrl: `${home}/orders/9` }))).json().payId;
       // The address the payment named is removed before its final status.
-      const patched = await ctx.t.admin('PATCH', `/admin/v1/merchants/${m.credentials.clientId}`, { callbackUrlPrefixes: [`${home}/default`] });
+      const patched = await ctx.t.admin('PATCH', `/admin/v1/merchants/${m.credentials.clientId}`, {
+        callbackUrlPrefixes: [`${home}/default`],
+      });
       assert.equal(patched.statusCode, 200, patched.body);
       const before = rx.received.length;
       await ctx.t.admin('POST', `/sandbox/v1/payments/${id}/simulate`, { card: '4111111111111111' });
       await drain();
-      assert.deepEqual(rx.received.slice(before).map((r) => r.path), ['/callbacks/default']);
+      assert.deepEqual(
+        rx.received.slice(before).map((r) => r.path),
+        ['/callbacks/default'],
+      );
       const log = (await m.get(`/v1/gateway/payments/${id}/callbacks`)).json();
       const attempts = JSON.stringify(log);
       assert.ok(attempts.includes(`${home}/default`), `the attempt records where it went: ${attempts}`);
       // Redelivery goes to the same place.
       await m.post(`/v1/gateway/payments/${id}/callbacks/redeliver`, {});
       await drain();
-      assert.deepEqual(rx.received.slice(before).map((r) => r.path), ['/callbacks/default', '/callbacks/default']);
+      assert.deepEqual(
+        rx.received.slice(before).map((r) => r.path),
+        ['/callbacks/default', '/callbacks/default'],
+      );
     });
 
     it('retries after a 500 on the schedule and then delivers', async () => {
@@ -177,14 +246,20 @@ for (const backend of BACKENDS) {
       await drain();
       let [cb] = await log(id);
       assert.equal(cb.status, 'pending');
-      assert.equal(new Date(cb.nextAttemptAt).getTime() - new Date(cb.attemptLog[0].startedAt).getTime() >= 59_000, true);
+      assert.equal(
+        new Date(cb.nextAttemptAt).getTime() - new Date(cb.attemptLog[0].startedAt).getTime() >= 59_000,
+        true,
+      );
       await drain(); // not due yet
       assert.equal((await log(id))[0].attempts, 1);
       await advance(60);
       await drain();
       [cb] = await log(id);
       assert.equal(cb.status, 'delivered');
-      assert.deepEqual(cb.attemptLog.map((a: any) => a.httpStatus), [500, 200]);
+      assert.deepEqual(
+        cb.attemptLog.map((a: any) => a.httpStatus),
+        [500, 200],
+      );
     });
 
     it('keeps retrying while the receiver is down, following 1m 5m 15m 30m 1h 2h 4h 8h 8h, then delivers when it is back', async () => {
@@ -286,11 +361,13 @@ for (const backend of BACKENDS) {
 
     it('sends a callback for every final status, including expiry and failure, in sequence', async () => {
       rx.answers = [200];
-      const expiring = (await ctx.m.createPayment(basicPayment({ callbackUrl: rx.url, expirationMinutes: 1 }))).json().payId;
+      const expiring = (await ctx.m.createPayment(basicPayment({ callbackUrl: rx.url, expirationMinutes: 1 }))).json()
+        .payId;
       await advance(61);
       await ctx.t.gw.services.sweeper.sweep();
       const failing = (await ctx.m.createPayment(basicPayment({ callbackUrl: rx.url }))).json().payId;
-      for (let i = 0; i < 3; i++) await ctx.t.admin('POST', `/sandbox/v1/payments/${failing}/simulate`, { card: '4000000000000002' });
+      for (let i = 0; i < 3; i++)
+        await ctx.t.admin('POST', `/sandbox/v1/payments/${failing}/simulate`, { card: '4000000000000002' });
       await drain();
       const bodies = rx.received.map((r) => r.body);
       assert.ok(bodies.includes(JSON.stringify({ PaymentId: expiring })));
@@ -315,7 +392,11 @@ for (const backend of BACKENDS) {
       assert.ok(verify(fresh, sig, got.body));
       // The Standard Webhooks header carries the same two signatures, space-separated: the
       // reference library accepts the callback with either secret.
-      const standard = (r: (typeof rx.received)[number]) => ({ 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) });
+      const standard = (r: (typeof rx.received)[number]) => ({
+        'webhook-id': String(r.headers['webhook-id']),
+        'webhook-timestamp': String(r.headers['webhook-timestamp']),
+        'webhook-signature': String(r.headers['webhook-signature']),
+      });
       assert.match(standard(got)['webhook-signature'], /^v1,[A-Za-z0-9+/]{43}= v1,[A-Za-z0-9+/]{43}=$/);
       assert.deepEqual(new Webhook(old).verify(got.body, standard(got)), JSON.parse(got.body));
       assert.deepEqual(new Webhook(fresh).verify(got.body, standard(got)), JSON.parse(got.body));
@@ -341,13 +422,19 @@ for (const backend of BACKENDS) {
     });
 
     it('sends a signed test callback from the sandbox', async () => {
-      const res = await ctx.t.admin('POST', '/sandbox/v1/callbacks/test', { clientId: ctx.m.credentials.clientId, url: rx.url });
+      const res = await ctx.t.admin('POST', '/sandbox/v1/callbacks/test', {
+        clientId: ctx.m.credentials.clientId,
+        url: rx.url,
+      });
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(res.json().httpStatus, 200);
       const got = rx.received.at(-1)!;
       assert.equal(got.body, JSON.stringify({ PaymentId: res.json().paymentId }));
       assert.ok(verify(ctx.m.credentials.callbackSecret, String(got.headers['x-callback-signature']), got.body));
-      const bad = await ctx.t.admin('POST', '/sandbox/v1/callbacks/test', { clientId: ctx.m.credentials.clientId, url: 'http://evil.example/' });
+      const bad = await ctx.t.admin('POST', '/sandbox/v1/callbacks/test', {
+        clientId: ctx.m.credentials.clientId,
+        url: 'http://evil.example/',
+      });
       assert.equal(bad.json().systemCode, 'sandbox.400.016');
     });
   });
@@ -363,7 +450,11 @@ for (const backend of BACKENDS) {
   describe(`callback wake-up when idle [${backend}]`, () => {
     it('delivers on the notification of the final status though the poll is 60 s, one callback or a burst', async () => {
       const logs: string[] = [];
-      const t = await startTestGateway(backend, { KARIBCHE_CALLBACK_POLL_MS: '60000', KARIBCHE_SWEEP_INTERVAL_MS: '60000', LOG_LEVEL: 'warn' }, { background: true, logStream: { write: (l) => void logs.push(l) } });
+      const t = await startTestGateway(
+        backend,
+        { KARIBCHE_CALLBACK_POLL_MS: '60000', KARIBCHE_SWEEP_INTERVAL_MS: '60000', LOG_LEVEL: 'warn' },
+        { background: true, logStream: { write: (l) => void logs.push(l) } },
+      );
       const rx = await new Receiver().start();
       try {
         const m = await MerchantClient.create(t);
@@ -376,11 +467,18 @@ for (const backend of BACKENDS) {
         // A burst: notifications that arrive while the dispatcher is busy claiming must not be
         // lost (each would otherwise wait for the 60 s poll).
         const ids: string[] = [];
-        for (let i = 0; i < 60; i++) ids.push((await m.createPayment(basicPayment({ callbackUrl: rx.url }))).json().payId);
-        await Promise.all(ids.map((p) => t.admin('POST', `/sandbox/v1/payments/${p}/simulate`, { card: '4111111111111111' })));
+        for (let i = 0; i < 60; i++)
+          ids.push((await m.createPayment(basicPayment({ callbackUrl: rx.url }))).json().payId);
+        await Promise.all(
+          ids.map((p) => t.admin('POST', `/sandbox/v1/payments/${p}/simulate`, { card: '4111111111111111' })),
+        );
         await rx.waitFor(61, WAKE_WITHIN_MS).catch(async (err) => {
-          const { rows } = await t.gw.services.db.query(`SELECT status, attempts, count(*)::int AS n, min(lease_until) AS lease FROM callback_deliveries GROUP BY 1, 2`);
-          throw new Error(`${err.message}; deliveries ${JSON.stringify(rows)}; warnings: ${logs.join('').slice(-3_000)}`);
+          const { rows } = await t.gw.services.db.query(
+            `SELECT status, attempts, count(*)::int AS n, min(lease_until) AS lease FROM callback_deliveries GROUP BY 1, 2`,
+          );
+          throw new Error(
+            `${err.message}; deliveries ${JSON.stringify(rows)}; warnings: ${logs.join('').slice(-3_000)}`,
+          );
         });
       } finally {
         await rx.stop();
@@ -389,7 +487,11 @@ for (const backend of BACKENDS) {
     });
 
     it('retries a failed claim within a moment, though its notification is spent and the poll is 60 s', async () => {
-      const t = await startTestGateway(backend, { KARIBCHE_CALLBACK_POLL_MS: '60000', KARIBCHE_SWEEP_INTERVAL_MS: '60000' }, { background: true });
+      const t = await startTestGateway(
+        backend,
+        { KARIBCHE_CALLBACK_POLL_MS: '60000', KARIBCHE_SWEEP_INTERVAL_MS: '60000' },
+        { background: true },
+      );
       const rx = await new Receiver().start();
       const db = t.gw.services.db;
       const query = db.query;
@@ -452,30 +554,59 @@ describe('callback sending', () => {
 
 describe('callback address guard', () => {
   it('knows non-public addresses', () => {
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '224.0.0.1', 'not-an-ip']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      '224.0.0.1',
+      'not-an-ip',
+    ]) {
       assert.equal(isNonPublicAddress(a), true, a);
     }
-    for (const a of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8']) assert.equal(isNonPublicAddress(a), false, a);
+    for (const a of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8'])
+      assert.equal(isNonPublicAddress(a), false, a);
   });
 });
 
 describe('production mode', () => {
   it('refuses callback hosts on loopback or private addresses', async () => {
-    const t = await startTestGateway(BACKENDS[0]!, { KARIBCHE_MODE: 'production', KARIBCHE_CALLBACK_TIMEOUT_MS: '1000', KARIBCHE_ACQUIRER_MODULE: TEST_ACQUIRER_MODULE });
+    const t = await startTestGateway(BACKENDS[0]!, {
+      KARIBCHE_MODE: 'production',
+      KARIBCHE_CALLBACK_TIMEOUT_MS: '1000',
+      KARIBCHE_ACQUIRER_MODULE: TEST_ACQUIRER_MODULE,
+    });
     const rx = await new Receiver().start();
     try {
       const m = await MerchantClient.create(t, { callbackUrlPrefixes: ['http://127.0.0.1:*', 'http://localhost:*'] });
       const s = t.gw.services;
       for (const url of [rx.url, rx.url.replace('127.0.0.1', 'localhost')]) {
         const id = (await m.createPayment(basicPayment({ callbackUrl: url }))).json().payId;
-        await attemptPayment(s, id, { method: 5, card: { number: '4111111111111111', expMonth: 12, expYear: 2030, securityCode: '123', holder: 'A' } });
+        await attemptPayment(s, id, {
+          method: 5,
+          card: { number: '4111111111111111', expMonth: 12, expYear: 2030, securityCode: '123', holder: 'A' },
+        });
         await s.callbacks.drain();
         const cbs = (await m.get(`/v1/gateway/payments/${id}/callbacks`)).json().callbacks;
         assert.equal(cbs[0].status, 'pending');
         assert.match(cbs[0].attemptLog[0].error, /non-public/);
       }
       assert.equal(rx.received.length, 0, 'nothing reached the private address');
-      assert.equal((await t.app.inject({ method: 'POST', url: '/sandbox/v1/callbacks/test' })).statusCode, 404, 'no sandbox endpoints in production');
+      assert.equal(
+        (await t.app.inject({ method: 'POST', url: '/sandbox/v1/callbacks/test' })).statusCode,
+        404,
+        'no sandbox endpoints in production',
+      );
     } finally {
       await rx.stop();
       await t.close();

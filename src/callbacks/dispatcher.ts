@@ -23,7 +23,6 @@ export interface DispatcherDeps {
   log: Logger;
 }
 
-
 /** First wait after a failed claim; doubled on each further failure, up to the poll interval. */
 const CLAIM_RETRY_MS = 100;
 
@@ -82,7 +81,10 @@ export class CallbackDispatcher {
       if (this.nudged) continue;
       // The notifications for the rows a failed claim missed have been spent: try again soon
       // rather than at the next poll, backing off while the database stays away.
-      const waitMs = failures === 0 ? this.s.config.callbackPollMs : Math.min(this.s.config.callbackPollMs, CLAIM_RETRY_MS * 2 ** Math.min(failures - 1, 8));
+      const waitMs =
+        failures === 0
+          ? this.s.config.callbackPollMs
+          : Math.min(this.s.config.callbackPollMs, CLAIM_RETRY_MS * 2 ** Math.min(failures - 1, 8));
       // stop() while claiming only sets `nudged`: it is checked above, so close never waits a poll.
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, waitMs);
@@ -135,7 +137,9 @@ export class CallbackDispatcher {
     const result = !merchant
       ? refused('merchant not found')
       : !url
-        ? refused('the callback URL is no longer under a registered callback address of the merchant, and no default URL is')
+        ? refused(
+            'the callback URL is no longer under a registered callback address of the merchant, and no default URL is',
+          )
         : await sendCallback(
             url,
             c.pay_id,
@@ -151,13 +155,34 @@ export class CallbackDispatcher {
           );
     const delivered = result.httpStatus !== null && result.httpStatus >= 200 && result.httpStatus < 300;
     const status = await this.recorder.record({
-      eventId: c.event_id, payId: c.pay_id, attempt: c.attempts, url: url ?? c.url, startedAt, durationMs: result.durationMs, httpStatus: result.httpStatus, error: result.error, excerpt: result.excerpt, delivered,
+      eventId: c.event_id,
+      payId: c.pay_id,
+      attempt: c.attempts,
+      url: url ?? c.url,
+      startedAt,
+      durationMs: result.durationMs,
+      httpStatus: result.httpStatus,
+      error: result.error,
+      excerpt: result.excerpt,
+      delivered,
     });
-    this.s.metrics.callbackAttempts.inc({ outcome: delivered ? 'delivered' : status === 'failed' ? 'failed' : 'retry' });
+    this.s.metrics.callbackAttempts.inc({
+      outcome: delivered ? 'delivered' : status === 'failed' ? 'failed' : 'retry',
+    });
     if (delivered) this.s.metrics.callbackLatency.observe(Math.max(0, clock.nowMs() - c.created_at.getTime()) / 1000);
     if (!delivered) {
       this.s.log.warn(
-        { event: 'callback.failed', payId: c.pay_id, clientId: c.client_id, callbackId: callbackId(c.event_id), url: url ?? c.url, attempt: c.attempts, httpStatus: result.httpStatus, error: result.error, next: status },
+        {
+          event: 'callback.failed',
+          payId: c.pay_id,
+          clientId: c.client_id,
+          callbackId: callbackId(c.event_id),
+          url: url ?? c.url,
+          attempt: c.attempts,
+          httpStatus: result.httpStatus,
+          error: result.error,
+          next: status,
+        },
         'callback not delivered',
       );
     }

@@ -23,11 +23,22 @@ const TIMEOUT_MS = 800;
 /** Rejects when `p` has not settled within `ms`: a hang becomes a failure that names itself. */
 function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: still running after ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    p,
+    new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: still running after ${ms} ms`)), ms)),
+    ),
+  ]).finally(() => clearTimeout(timer));
 }
 
 const describeAnswer = (a: HostileAnswer) =>
-  JSON.stringify(a, (k, v) => (k === 'bytes' && Array.isArray(v) ? `${v.length} bytes` : typeof v === 'string' && v.length > 80 ? `${v.slice(0, 40)}…(${v.length})` : v));
+  JSON.stringify(a, (k, v) =>
+    k === 'bytes' && Array.isArray(v)
+      ? `${v.length} bytes`
+      : typeof v === 'string' && v.length > 80
+        ? `${v.slice(0, 40)}…(${v.length})`
+        : v,
+  );
 
 for (const backend of BACKENDS) {
   describe(`callbacks to hostile receivers [${backend}]`, () => {
@@ -47,7 +58,9 @@ for (const backend of BACKENDS) {
     const drain = () => ctx.t.gw.services.callbacks.drain();
     const db = () => ctx.t.gw.services.db;
 
-    it(`one merchant's hostile answers never stop another merchant's callbacks (${RUNS} cases, seed ${SEED})`, { timeout: 300_000 }, async () => {
+    it(`one merchant's hostile answers never stop another merchant's callbacks (${RUNS} cases, seed ${SEED})`, {
+      timeout: 300_000,
+    }, async () => {
       const seen: Record<string, number> = {};
       await fc.assert(
         fc.asyncProperty(hostileAnswerArb, async (answer) => {
@@ -58,19 +71,40 @@ for (const backend of BACKENDS) {
           const theirs = await createPaid(ctx.t, other, { callbackUrl: rx.url });
           // Both are due now; the dispatcher must get through both within a few deadlines.
           await within(drain(), 20 * TIMEOUT_MS + 10_000, `the dispatcher after ${what}`);
-          assert.ok(rx.received.some((r) => r.body === JSON.stringify({ PaymentId: theirs })), `the other merchant's callback was not sent: ${what}`);
-          const { rows } = await db().query<{ pay_id: string; status: string; response_excerpt: string | null; error: string | null; http_status: number | null }>(
+          assert.ok(
+            rx.received.some((r) => r.body === JSON.stringify({ PaymentId: theirs })),
+            `the other merchant's callback was not sent: ${what}`,
+          );
+          const { rows } = await db().query<{
+            pay_id: string;
+            status: string;
+            response_excerpt: string | null;
+            error: string | null;
+            http_status: number | null;
+          }>(
             `SELECT d.pay_id, d.status, a.response_excerpt, a.error, a.http_status FROM callback_deliveries d LEFT JOIN callback_attempts a ON a.event_id = d.event_id WHERE d.pay_id IN ($1, $2)`,
             [mine, theirs],
           );
           const theirsRow = rows.find((r) => r.pay_id === theirs);
-          assert.equal(theirsRow?.status, 'delivered', `the other merchant's callback: ${JSON.stringify(theirsRow)} after ${what}`);
+          assert.equal(
+            theirsRow?.status,
+            'delivered',
+            `the other merchant's callback: ${JSON.stringify(theirsRow)} after ${what}`,
+          );
           const mineRow = rows.find((r) => r.pay_id === mine);
-          assert.ok(mineRow && mineRow.status !== 'delivering', `the hostile attempt was not recorded: ${JSON.stringify(mineRow)} after ${what}`);
-          seen[`${mineRow.status} ${mineRow.http_status ?? mineRow.error?.slice(0, 24)}`] = (seen[`${mineRow.status} ${mineRow.http_status ?? mineRow.error?.slice(0, 24)}`] ?? 0) + 1;
+          assert.ok(
+            mineRow && mineRow.status !== 'delivering',
+            `the hostile attempt was not recorded: ${JSON.stringify(mineRow)} after ${what}`,
+          );
+          seen[`${mineRow.status} ${mineRow.http_status ?? mineRow.error?.slice(0, 24)}`] =
+            (seen[`${mineRow.status} ${mineRow.http_status ?? mineRow.error?.slice(0, 24)}`] ?? 0) + 1;
           for (const text of [mineRow.response_excerpt ?? '', mineRow.error ?? '']) {
             assert.ok(Buffer.byteLength(text) <= EXCERPT_BYTES, `${Buffer.byteLength(text)} bytes recorded: ${what}`);
-            assert.doesNotMatch(text, /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/, `a control character recorded: ${what}`);
+            assert.doesNotMatch(
+              text,
+              /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/,
+              `a control character recorded: ${what}`,
+            );
             assert.deepEqual(cardNumbersIn(text), [], `a card number recorded: ${what}`);
             assert.ok(!text.includes(ECHOED_SECRET.slice(0, 12)), `a secret recorded: ${what}`);
           }
@@ -84,12 +118,27 @@ for (const backend of BACKENDS) {
     it('an attempt the database refuses does not take the other attempts of its batch with it', async () => {
       const mine = await createPaid(ctx.t, ctx.m, { callbackUrl: 'http://127.0.0.1:9/never' });
       const theirs = await createPaid(ctx.t, other, { callbackUrl: 'http://127.0.0.1:9/never' });
-      const claimed = (await claimDue(db(), ctx.t.clock.base.now(), 100, 30)).filter((c) => c.pay_id === mine || c.pay_id === theirs);
+      const claimed = (await claimDue(db(), ctx.t.clock.base.now(), 100, 30)).filter(
+        (c) => c.pay_id === mine || c.pay_id === theirs,
+      );
       assert.equal(claimed.length, 2);
       const recorder = new AttemptRecorder(db(), ctx.t.clock);
       // Recorded in the same turn: one batch, one statement. A NUL byte is text PostgreSQL refuses.
       const results = await Promise.allSettled(
-        claimed.map((c) => recorder.record({ eventId: c.event_id, payId: c.pay_id, attempt: c.attempts, url: c.url, startedAt: new Date(), durationMs: 1, httpStatus: 200, error: null, excerpt: c.pay_id === mine ? 'a\u0000b' : 'ok', delivered: true })),
+        claimed.map((c) =>
+          recorder.record({
+            eventId: c.event_id,
+            payId: c.pay_id,
+            attempt: c.attempts,
+            url: c.url,
+            startedAt: new Date(),
+            durationMs: 1,
+            httpStatus: 200,
+            error: null,
+            excerpt: c.pay_id === mine ? 'a\u0000b' : 'ok',
+            delivered: true,
+          }),
+        ),
       );
       const theirsResult = results[claimed.findIndex((c) => c.pay_id === theirs)]!;
       assert.deepEqual(theirsResult, { status: 'fulfilled', value: 'delivered' });

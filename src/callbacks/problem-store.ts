@@ -10,7 +10,13 @@ export interface ProblemDelivery extends DeliveryRow {
   pay_id: string;
 }
 
-export async function selectProblemDeliveries(q: Queryable, clientId: string, states: readonly ProblemState[], beforeEventId: number | null, limit: number): Promise<ProblemDelivery[]> {
+export async function selectProblemDeliveries(
+  q: Queryable,
+  clientId: string,
+  states: readonly ProblemState[],
+  beforeEventId: number | null,
+  limit: number,
+): Promise<ProblemDelivery[]> {
   const { rows } = await q.query<ProblemDelivery>(
     `SELECT d.*, e.status AS event_status FROM callback_deliveries d JOIN payment_events e ON e.id = d.event_id
      WHERE d.client_id = $1 AND d.status = ANY($2::text[]) AND ($3::bigint IS NULL OR d.event_id < $3)
@@ -27,7 +33,8 @@ export async function lockProblemDeliveries(
   by: { eventIds: readonly number[] } | { states: readonly ProblemState[] },
   limit: number,
 ): Promise<{ event_id: number; callback_url: string | null }[]> {
-  const [cond, arg] = 'eventIds' in by ? ['d.event_id = ANY($2::bigint[])', by.eventIds] : ['d.status = ANY($2::text[])', by.states];
+  const [cond, arg] =
+    'eventIds' in by ? ['d.event_id = ANY($2::bigint[])', by.eventIds] : ['d.status = ANY($2::text[])', by.states];
   const { rows } = await q.query<{ event_id: number; callback_url: string | null }>(
     `SELECT d.event_id, p.callback_url FROM callback_deliveries d JOIN payments p ON p.pay_id = d.pay_id
      WHERE d.client_id = $1 AND d.status IN ('failed', 'undeliverable') AND ${cond}

@@ -7,7 +7,13 @@ import type { Merchant } from '../merchants/merchant.ts';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../store/db.ts';
 import { callbackId } from './ids.ts';
-import { PROBLEM_STATES, lockProblemDeliveries, selectProblemDeliveries, type ProblemDelivery, type ProblemState } from './problem-store.ts';
+import {
+  PROBLEM_STATES,
+  lockProblemDeliveries,
+  selectProblemDeliveries,
+  type ProblemDelivery,
+  type ProblemState,
+} from './problem-store.ts';
 import { callbackTarget } from './addresses.ts';
 import { rescheduleDelivery } from './store.ts';
 
@@ -34,11 +40,16 @@ export interface ProblemQuery {
   cursor?: string;
 }
 
-export async function listProblemCallbacks(s: { db: Db }, clientId: string, qs: ProblemQuery): Promise<{ items: ProblemDelivery[]; nextCursor: string | null }> {
+export async function listProblemCallbacks(
+  s: { db: Db },
+  clientId: string,
+  qs: ProblemQuery,
+): Promise<{ items: ProblemDelivery[]; nextCursor: string | null }> {
   const v = new Violations();
   const states = parseStates(v, qs.state);
   const limit = qs.limit === undefined || qs.limit === '' ? 20 : Number(qs.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST) v.add('limit', `must be an integer from 1 to ${MAX_LIST}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST)
+    v.add('limit', `must be an integer from 1 to ${MAX_LIST}`);
   const before = qs.cursor ? parseCallbackId(qs.cursor) : null;
   if (qs.cursor && before === null) v.add('cursor', 'is not a cursor returned by this endpoint');
   v.throwIfAny();
@@ -59,11 +70,17 @@ export interface BulkRedelivery {
 }
 
 /** Parses the body first so a bad one changes nothing; then one transaction reschedules them all. */
-export async function redeliverProblems(s: { db: Db; clock: Clock }, merchant: Merchant, body: BulkRedeliverBody, uow: UnitOfWork<BulkRedelivery>): Promise<BulkRedelivery> {
+export async function redeliverProblems(
+  s: { db: Db; clock: Clock },
+  merchant: Merchant,
+  body: BulkRedeliverBody,
+  uow: UnitOfWork<BulkRedelivery>,
+): Promise<BulkRedelivery> {
   const v = new Violations();
   const ids = body.callbackIds;
   // Both or neither is refused: an empty body must not redeliver everything by accident.
-  if ((ids === undefined) === (body.state === undefined)) v.add('state', 'give either callbackIds or state (failed or undeliverable), not both');
+  if ((ids === undefined) === (body.state === undefined))
+    v.add('state', 'give either callbackIds or state (failed or undeliverable), not both');
   if (ids !== undefined) {
     if (ids.length === 0 || ids.length > MAX_BULK) v.add('callbackIds', `must list 1 to ${MAX_BULK} callback ids`);
     ids.forEach((id, i) => {
@@ -77,7 +94,11 @@ export async function redeliverProblems(s: { db: Db; clock: Clock }, merchant: M
     const rows = await lockProblemDeliveries(q, merchant.clientId, by, MAX_BULK);
     const now = s.clock.forMerchant(merchant.clientId).now();
     const items = [];
-    for (const r of rows) items.push({ callbackId: callbackId(r.event_id), status: await rescheduleDelivery(q, r.event_id, callbackTarget(r, merchant), now) });
+    for (const r of rows)
+      items.push({
+        callbackId: callbackId(r.event_id),
+        status: await rescheduleDelivery(q, r.event_id, callbackTarget(r, merchant), now),
+      });
     const done = new Set(items.map((i) => i.callbackId));
     return { items, skipped: (ids ?? []).filter((id) => !done.has(id)) };
   });

@@ -52,7 +52,11 @@ export class AttemptRecorder {
   }
 
   private async writeBatch(batch: Waiting[]): Promise<void> {
-    const statuses = await recordAttempts(this.db, batch.map((w) => w.record), this.clock.base.now()); // each merchant's offset is added in SQL
+    const statuses = await recordAttempts(
+      this.db,
+      batch.map((w) => w.record),
+      this.clock.base.now(),
+    ); // each merchant's offset is added in SQL
     batch.forEach((w, i) => {
       w.resolve(statuses[i]!);
     });

@@ -17,13 +17,22 @@ export interface Redelivery {
   status: string;
 }
 
-
-export async function redeliverLatest(s: { db: Db; clock: Clock }, merchant: Merchant, payId: string, uow: UnitOfWork<Redelivery>): Promise<Redelivery> {
+export async function redeliverLatest(
+  s: { db: Db; clock: Clock },
+  merchant: Merchant,
+  payId: string,
+  uow: UnitOfWork<Redelivery>,
+): Promise<Redelivery> {
   const payment = await merchantPaymentRow(s.db, merchant.clientId, payId);
   return uow.finish(async (q) => {
     const latest = await lockLatestDelivery(q, payId);
     if (!latest) throw gatewayError(ERRORS.nothingToRedeliver);
-    const status = await rescheduleDelivery(q, latest.event_id, callbackTarget(payment, merchant), s.clock.forMerchant(merchant.clientId).now());
+    const status = await rescheduleDelivery(
+      q,
+      latest.event_id,
+      callbackTarget(payment, merchant),
+      s.clock.forMerchant(merchant.clientId).now(),
+    );
     return { callbackId: callbackId(latest.event_id), status };
   });
 }

@@ -59,8 +59,16 @@ export interface SendOptions {
 }
 
 /** The options every callback of this gateway is sent with. */
-export function sendOptionsFor(config: { callbackTimeoutMs: number; mode: string; callbackLocalAddress?: string }): SendOptions {
-  return { timeoutMs: config.callbackTimeoutMs, guard: config.mode === 'production', localAddress: config.callbackLocalAddress };
+export function sendOptionsFor(config: {
+  callbackTimeoutMs: number;
+  mode: string;
+  callbackLocalAddress?: string;
+}): SendOptions {
+  return {
+    timeoutMs: config.callbackTimeoutMs,
+    guard: config.mode === 'production',
+    localAddress: config.callbackLocalAddress,
+  };
 }
 
 export interface SendResult {
@@ -82,7 +90,10 @@ export async function sendCallback(
 ): Promise<SendResult> {
   const body = callbackBody(payId);
   const started = performance.now();
-  const done = (r: Omit<SendResult, 'durationMs'>): SendResult => ({ ...r, durationMs: Math.round(performance.now() - started) });
+  const done = (r: Omit<SendResult, 'durationMs'>): SendResult => ({
+    ...r,
+    durationMs: Math.round(performance.now() - started),
+  });
   let target: URL;
   try {
     target = new URL(url);
@@ -98,80 +109,97 @@ export async function sendCallback(
   // Guarded (production) and bound requests get their own connections: a pooled socket may not
   // have gone through this request's lookup or local address.
   const first = opts.guard || opts.localAddress ? false : pooled;
-  const attempt = (agent: http.Agent | false): Promise<SendResult> => new Promise<SendResult>((resolve) => {
-    // Settled once, by whichever comes first: the answer, an error, or the deadline. A request that
-    // Node leaves pending (a 101 with no upgrade listener never ends) cannot outlive its deadline.
-    let settled = false;
-    let status: number | null = null;
-    const settle = (r: SendResult | Promise<SendResult>) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(r);
-    };
-    const timer = setTimeout(() => {
-      settle(done({ httpStatus: status, error: `no answer within ${opts.timeoutMs} ms`, excerpt: null }));
-      req.destroy();
-    }, Math.max(1, Math.round(deadline - performance.now())));
-    const req = client.request(
-      target,
-      {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          'Content-Length': Buffer.byteLength(body),
-          // The bank profile's callbacks are the bank's: the body alone, unsigned, no ids.
-          ...(meta.bare
-            ? {}
-            : {
-                'User-Agent': 'Karibche-Callbacks/1',
-                'X-Callback-Id': meta.callbackId,
-                'X-Callback-Sequence': String(meta.sequence),
-                'X-Callback-Signature': signatureHeader(meta.secrets, meta.timestamp, body),
-                ...standardWebhookHeaders(meta.secrets, meta.callbackId, meta.timestamp, body),
-              }),
+  const attempt = (agent: http.Agent | false): Promise<SendResult> =>
+    new Promise<SendResult>((resolve) => {
+      // Settled once, by whichever comes first: the answer, an error, or the deadline. A request that
+      // Node leaves pending (a 101 with no upgrade listener never ends) cannot outlive its deadline.
+      let settled = false;
+      let status: number | null = null;
+      const settle = (r: SendResult | Promise<SendResult>) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(r);
+      };
+      const timer = setTimeout(
+        () => {
+          settle(done({ httpStatus: status, error: `no answer within ${opts.timeoutMs} ms`, excerpt: null }));
+          req.destroy();
         },
-        lookup: opts.guard ? guardedLookup : undefined,
-        localAddress: opts.localAddress,
-        agent,
-      },
-      (res) => {
-        status = res.statusCode ?? null;
-        const head: Buffer[] = [];
-        let size = 0;
-        const answered = (error: string | null) => settle(done({ httpStatus: status, error, excerpt: responseExcerpt(Buffer.concat(head)) }));
-        res.on('data', (c: Buffer) => {
-          if (size < HEAD_BYTES) head.push(c);
-          size += c.length;
-          if (size > MAX_READ_BYTES) {
-            // The status is the answer; an endless body is not read to its end.
-            answered(null);
-            req.destroy();
-          }
-        });
-        res.on('end', () => answered(null));
-        res.on('error', (err) => answered(clean(err.message)));
-        res.on('close', () => answered(res.complete ? null : 'the answer ended before its body did'));
-      },
-    );
-    // 101 Switching Protocols is no answer to a callback: drop the connection it switched.
-    req.on('upgrade', (res, socket) => {
-      socket.destroy();
-      settle(done({ httpStatus: res.statusCode ?? 101, error: 'switched protocols instead of answering', excerpt: null }));
+        Math.max(1, Math.round(deadline - performance.now())),
+      );
+      const req = client.request(
+        target,
+        {
+          method: 'POST',
+          headers: {
+            'Content-Type': 'application/json',
+            'Content-Length': Buffer.byteLength(body),
+            // The bank profile's callbacks are the bank's: the body alone, unsigned, no ids.
+            ...(meta.bare
+              ? {}
+              : {
+                  'User-Agent': 'Karibche-Callbacks/1',
+                  'X-Callback-Id': meta.callbackId,
+                  'X-Callback-Sequence': String(meta.sequence),
+                  'X-Callback-Signature': signatureHeader(meta.secrets, meta.timestamp, body),
+                  ...standardWebhookHeaders(meta.secrets, meta.callbackId, meta.timestamp, body),
+                }),
+          },
+          lookup: opts.guard ? guardedLookup : undefined,
+          localAddress: opts.localAddress,
+          agent,
+        },
+        (res) => {
+          status = res.statusCode ?? null;
+          const head: Buffer[] = [];
+          let size = 0;
+          const answered = (error: string | null) =>
+            settle(done({ httpStatus: status, error, excerpt: responseExcerpt(Buffer.concat(head)) }));
+          res.on('data', (c: Buffer) => {
+            if (size < HEAD_BYTES) head.push(c);
+            size += c.length;
+            if (size > MAX_READ_BYTES) {
+              // The status is the answer; an endless body is not read to its end.
+              answered(null);
+              req.destroy();
+            }
+          });
+          res.on('end', () => answered(null));
+          res.on('error', (err) => answered(clean(err.message)));
+          res.on('close', () => answered(res.complete ? null : 'the answer ended before its body did'));
+        },
+      );
+      // 101 Switching Protocols is no answer to a callback: drop the connection it switched.
+      req.on('upgrade', (res, socket) => {
+        socket.destroy();
+        settle(
+          done({ httpStatus: res.statusCode ?? 101, error: 'switched protocols instead of answering', excerpt: null }),
+        );
+      });
+      req.on('error', (err) => {
+        // A kept-alive socket that the merchant closed just as we wrote to it: the merchant never
+        // read the request, so send it once more on a new connection (Node's documented remedy).
+        if (
+          agent &&
+          req.reusedSocket &&
+          status === null &&
+          STALE_SOCKET.has((err as NodeJS.ErrnoException).code ?? '')
+        ) {
+          settle(attempt(false));
+          return;
+        }
+        const message =
+          err instanceof RefusedAddress
+            ? err.message
+            : `${(err as NodeJS.ErrnoException).code ?? 'error'}: ${clean(err.message)}`;
+        settle(done({ httpStatus: status, error: message, excerpt: null }));
+      });
+      req.on('close', () =>
+        settle(done({ httpStatus: status, error: 'the connection closed without an answer', excerpt: null })),
+      );
+      req.end(body);
     });
-    req.on('error', (err) => {
-      // A kept-alive socket that the merchant closed just as we wrote to it: the merchant never
-      // read the request, so send it once more on a new connection (Node's documented remedy).
-      if (agent && req.reusedSocket && status === null && STALE_SOCKET.has((err as NodeJS.ErrnoException).code ?? '')) {
-        settle(attempt(false));
-        return;
-      }
-      const message = err instanceof RefusedAddress ? err.message : `${(err as NodeJS.ErrnoException).code ?? 'error'}: ${clean(err.message)}`;
-      settle(done({ httpStatus: status, error: message, excerpt: null }));
-    });
-    req.on('close', () => settle(done({ httpStatus: status, error: 'the connection closed without an answer', excerpt: null })));
-    req.end(body);
-  });
   return attempt(first);
 }
 

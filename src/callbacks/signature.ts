@@ -23,7 +23,12 @@ export function signatureHeader(secrets: string[], t: number, rawBody: string): 
  * secret without `whsec_` (never issued; only possible if set by hand), whose UTF-8 bytes are the
  * key here while the libraries would base64-decode it.
  */
-export function standardWebhookHeaders(secrets: string[], id: string, t: number, rawBody: string): Record<string, string> {
+export function standardWebhookHeaders(
+  secrets: string[],
+  id: string,
+  t: number,
+  rawBody: string,
+): Record<string, string> {
   const signatures = secrets.map((s) => {
     const key = s.startsWith('whsec_') ? Buffer.from(s.slice(6), 'base64') : Buffer.from(s, 'utf8');
     return `v1,${createHmac('sha256', key).update(`${id}.${t}.${rawBody}`).digest('base64')}`;
@@ -32,7 +37,11 @@ export function standardWebhookHeaders(secrets: string[], id: string, t: number,
 }
 
 /** The merchant's signing secrets now: the current one, and the previous one during its grace. */
-export function activeSecrets(m: { callbackSecret: string; callbackSecretPrev: string | null; callbackSecretPrevUntil: Date | null }, now: Date): string[] {
-  const prevValid = m.callbackSecretPrev && m.callbackSecretPrevUntil && m.callbackSecretPrevUntil.getTime() > now.getTime();
+export function activeSecrets(
+  m: { callbackSecret: string; callbackSecretPrev: string | null; callbackSecretPrevUntil: Date | null },
+  now: Date,
+): string[] {
+  const prevValid =
+    m.callbackSecretPrev && m.callbackSecretPrevUntil && m.callbackSecretPrevUntil.getTime() > now.getTime();
   return prevValid ? [m.callbackSecret, m.callbackSecretPrev!] : [m.callbackSecret];
 }

@@ -126,7 +126,10 @@ export interface AttemptRow {
   response_excerpt: string | null;
 }
 
-export async function selectDeliveries(q: Queryable, payId: string): Promise<{ deliveries: DeliveryRow[]; attempts: AttemptRow[] }> {
+export async function selectDeliveries(
+  q: Queryable,
+  payId: string,
+): Promise<{ deliveries: DeliveryRow[]; attempts: AttemptRow[] }> {
   const deliveries = await q.query<DeliveryRow>(
     `SELECT d.*, e.status AS event_status FROM callback_deliveries d JOIN payment_events e ON e.id = d.event_id
      WHERE d.pay_id = $1 ORDER BY d.seq`,
@@ -151,7 +154,12 @@ export async function lockLatestDelivery(q: Queryable, payId: string): Promise<{
  * Makes a delivery due again now, to `url` (or undeliverable without one), with a fresh retry
  * window. Returns its new status.
  */
-export async function rescheduleDelivery(q: Queryable, eventId: number, url: string | null, now: Date): Promise<string> {
+export async function rescheduleDelivery(
+  q: Queryable,
+  eventId: number,
+  url: string | null,
+  now: Date,
+): Promise<string> {
   const { rows } = await q.query<{ status: string }>(
     `UPDATE callback_deliveries SET url = $2, status = CASE WHEN $2::text IS NULL THEN 'undeliverable' ELSE 'pending' END,
        next_attempt_at = $3, created_at = $3, lease_until = NULL
@@ -162,8 +170,17 @@ export async function rescheduleDelivery(q: Queryable, eventId: number, url: str
 }
 
 /** The callback backlog for the metrics: every delivery not delivered yet, by state. */
-export async function selectCallbackBacklog(q: Queryable, now: Date): Promise<{ pending: number; failing: number; failed: number; undeliverable: number; oldestSeconds: number }> {
-  const { rows } = await q.query<{ pending: number; failing: number; failed: number; undeliverable: number; oldest: Date | null }>(
+export async function selectCallbackBacklog(
+  q: Queryable,
+  now: Date,
+): Promise<{ pending: number; failing: number; failed: number; undeliverable: number; oldestSeconds: number }> {
+  const { rows } = await q.query<{
+    pending: number;
+    failing: number;
+    failed: number;
+    undeliverable: number;
+    oldest: Date | null;
+  }>(
     `SELECT count(*) FILTER (WHERE d.status IN ('pending', 'delivering'))::int AS pending,
             count(*) FILTER (WHERE d.status IN ('pending', 'delivering') AND d.last_error IS NOT NULL)::int AS failing,
             count(*) FILTER (WHERE d.status = 'failed')::int AS failed,
@@ -173,5 +190,11 @@ export async function selectCallbackBacklog(q: Queryable, now: Date): Promise<{ 
      FROM callback_deliveries d JOIN merchants m ON m.client_id = d.client_id WHERE d.status <> 'delivered'`,
   );
   const r = rows[0]!;
-  return { pending: r.pending, failing: r.failing, failed: r.failed, undeliverable: r.undeliverable, oldestSeconds: r.oldest ? Math.max(0, (now.getTime() - r.oldest.getTime()) / 1000) : 0 };
+  return {
+    pending: r.pending,
+    failing: r.failing,
+    failed: r.failed,
+    undeliverable: r.undeliverable,
+    oldestSeconds: r.oldest ? Math.max(0, (now.getTime() - r.oldest.getTime()) / 1000) : 0,
+  };
 }

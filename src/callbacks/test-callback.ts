@@ -29,14 +29,28 @@ export async function sendTestCallback(
   const target = url ?? merchant.defaultCallbackUrl;
   if (!target) throw invalidField('url', 'is required: the merchant has no default callback URL');
   const verdict = resolveCallbackUrl(target, merchant.callbackUrlPrefixes);
-  if (!verdict.ok) throw invalidField('url', verdict.reason, verdict.unregistered ? ERRORS.callbackUrlNotRegistered : undefined);
+  if (!verdict.ok)
+    throw invalidField('url', verdict.reason, verdict.unregistered ? ERRORS.callbackUrlNotRegistered : undefined);
   const paymentId = `test_${randomHex(12)}`;
   const callbackId = `evt_test_${randomHex(8)}`;
   const r = await sendCallback(
     target,
     paymentId,
-    { callbackId, sequence: 1, secrets: activeSecrets(merchant, s.clock.now()), timestamp: Math.floor(Date.now() / 1000) },
+    {
+      callbackId,
+      sequence: 1,
+      secrets: activeSecrets(merchant, s.clock.now()),
+      timestamp: Math.floor(Date.now() / 1000),
+    },
     sendOptionsFor(s.config),
   );
-  return { callbackId, paymentId, url: target, httpStatus: r.httpStatus, error: r.error, durationMs: r.durationMs, response: r.excerpt };
+  return {
+    callbackId,
+    paymentId,
+    url: target,
+    httpStatus: r.httpStatus,
+    error: r.error,
+    durationMs: r.durationMs,
+    response: r.excerpt,
+  };
 }

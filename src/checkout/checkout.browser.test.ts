@@ -38,11 +38,39 @@ async function untranslated(page: Page): Promise<string[]> {
     const body = document.body.cloneNode(true) as HTMLElement;
     body.querySelectorAll('code').forEach((c) => c.remove());
     const attrs = [...document.querySelectorAll('*')].flatMap((el) =>
-      [...el.attributes].filter((a) => a.name === 'aria-label' || a.name === 'title' || a.name === 'placeholder' || a.name.startsWith('data-text-')).map((a) => a.value),
+      [...el.attributes]
+        .filter(
+          (a) =>
+            a.name === 'aria-label' ||
+            a.name === 'title' ||
+            a.name === 'placeholder' ||
+            a.name.startsWith('data-text-'),
+        )
+        .map((a) => a.value),
     );
     return [document.title, body.textContent ?? '', ...attrs].join('\n');
   });
-  const kept = [...MERCHANT_TEXTS, 'Karibche Bank', 'Karibche', 'Apple Pay', 'Google Pay', 'Apple', 'Google', 'Pay', '3-D Secure', 'Visa', 'VISA', 'Mastercard', 'American Express', 'AMEX', 'RRN', 'GEL', 'EUR', 'English', 'demo'];
+  const kept = [
+    ...MERCHANT_TEXTS,
+    'Karibche Bank',
+    'Karibche',
+    'Apple Pay',
+    'Google Pay',
+    'Apple',
+    'Google',
+    'Pay',
+    '3-D Secure',
+    'Visa',
+    'VISA',
+    'Mastercard',
+    'American Express',
+    'AMEX',
+    'RRN',
+    'GEL',
+    'EUR',
+    'English',
+    'demo',
+  ];
   let rest = text.replace(/\b[0-9a-f]{16,}\b/g, ''); // references
   for (const k of kept.sort((a, b) => b.length - a.length)) rest = rest.split(k).join(' ');
   return rest.match(/[A-Za-z]{3,}/g) ?? [];
@@ -69,7 +97,11 @@ for (const backend of BACKENDS) {
 
     const publicUrl = () => t.gw.services.config.publicUrl;
 
-    async function open(over: Record<string, unknown> = {}, query = '?lang=en', ctx = context): Promise<{ page: Page; payId: string }> {
+    async function open(
+      over: Record<string, unknown> = {},
+      query = '?lang=en',
+      ctx = context,
+    ): Promise<{ page: Page; payId: string }> {
       m.token = await accessToken(t.app, m.credentials);
       const res = await m.createPayment(basicPayment({ returnurl: 'http://127.0.0.1:9/shop/return', ...over }));
       assert.equal(res.statusCode, 200, res.body);
@@ -93,15 +125,25 @@ for (const backend of BACKENDS) {
     const row = async (payId: string) => (await selectPaymentById(t.gw.services.db, payId))!;
     /** The result page's receipt as label → text. */
     const receipt = (page: Page) =>
-      page.locator('.receipt > div').evaluateAll((divs) => Object.fromEntries(divs.map((d) => [d.querySelector('dt')!.textContent!, (d.querySelector('dd') as HTMLElement).innerText])));
+      page
+        .locator('.receipt > div')
+        .evaluateAll((divs) =>
+          Object.fromEntries(
+            divs.map((d) => [d.querySelector('dt')!.textContent!, (d.querySelector('dd') as HTMLElement).innerText]),
+          ),
+        );
 
     it('the countdown to expiry reads m:ss under an hour and h:mm:ss from an hour up', async () => {
       const timer = (page: Page) => page.locator('[data-seconds-left]');
       const short = await open({ expirationMinutes: 12 });
-      await short.page.waitForFunction(() => /^\d+:\d\d$/.test(document.querySelector('[data-seconds-left]')!.textContent!));
+      await short.page.waitForFunction(() =>
+        /^\d+:\d\d$/.test(document.querySelector('[data-seconds-left]')!.textContent!),
+      );
       assert.match((await timer(short.page).textContent())!, /^1[12]:[0-5]\d$/);
       const long = await open({ expirationMinutes: 600 });
-      await long.page.waitForFunction(() => /^\d+:\d\d:\d\d$/.test(document.querySelector('[data-seconds-left]')!.textContent!));
+      await long.page.waitForFunction(() =>
+        /^\d+:\d\d:\d\d$/.test(document.querySelector('[data-seconds-left]')!.textContent!),
+      );
       assert.match((await timer(long.page).textContent())!, /^9:59:[0-5]\d$|^10:00:00$/);
       await short.page.close();
       await long.page.close();
@@ -114,15 +156,31 @@ for (const backend of BACKENDS) {
       assert.equal(await page.locator('h1').count(), 1);
       await payByCard(page, '4111 1111 1111 1111');
       await page.getByRole('heading', { level: 1, name: 'Payment successful' }).waitFor();
-      assert.equal(await page.getByRole('link', { name: 'Return to shop' }).getAttribute('href'), 'http://127.0.0.1:9/shop/return');
+      assert.equal(
+        await page.getByRole('link', { name: 'Return to shop' }).getAttribute('href'),
+        'http://127.0.0.1:9/shop/return',
+      );
       const p = await status(payId);
       assert.equal(p.status, 'Succeeded');
       assert.equal(p.paymentCardNumber, '411111******1111');
       const paidAt = (await row(payId)).paid_at!;
       const zone = t.gw.services.config.timeZone;
       const r = await receipt(page);
-      assert.equal(r.Date, new Intl.DateTimeFormat('en-GB', { timeZone: zone, day: 'numeric', month: 'long', year: 'numeric' }).format(paidAt));
-      assert.equal(r.Time, new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(paidAt));
+      assert.equal(
+        r.Date,
+        new Intl.DateTimeFormat('en-GB', { timeZone: zone, day: 'numeric', month: 'long', year: 'numeric' }).format(
+          paidAt,
+        ),
+      );
+      assert.equal(
+        r.Time,
+        new Intl.DateTimeFormat('en-GB', {
+          timeZone: zone,
+          hour: '2-digit',
+          minute: '2-digit',
+          hourCycle: 'h23',
+        }).format(paidAt),
+      );
       assert.equal(r.Reference, payId);
       assert.match(r['Bank reference (RRN)']!, /^\d{12}$/);
       assert.equal(r.Shop, 'Test Shop');
@@ -138,13 +196,22 @@ for (const backend of BACKENDS) {
       const number = page.getByLabel('Card number');
       const expiry = page.getByLabel('Expiry date');
       const code = page.getByLabel('Security code');
-      for (const [input, autocomplete] of [[number, 'cc-number'], [expiry, 'cc-exp'], [code, 'cc-csc']] as const) {
+      for (const [input, autocomplete] of [
+        [number, 'cc-number'],
+        [expiry, 'cc-exp'],
+        [code, 'cc-csc'],
+      ] as const) {
         assert.equal(await input.getAttribute('autocomplete'), autocomplete);
         assert.equal(await input.getAttribute('inputmode'), 'numeric');
         assert.equal(await input.getAttribute('type'), 'text');
       }
       assert.equal(await page.getByLabel('Cardholder name').getAttribute('autocomplete'), 'cc-name');
-      const visible = async () => (await page.locator('.field-marks .mark:visible').evaluateAll((els) => els.map((e) => e.getAttribute('data-scheme')))).join(',');
+      const visible = async () =>
+        (
+          await page
+            .locator('.field-marks .mark:visible')
+            .evaluateAll((els) => els.map((e) => e.getAttribute('data-scheme')))
+        ).join(',');
       assert.equal(await visible(), 'visa,mastercard,amex', 'every accepted scheme before the first digit');
       const cases = [
         ['4111111111111111', '4111 1111 1111 1111', 'visa', 'Visa'],
@@ -184,7 +251,11 @@ for (const backend of BACKENDS) {
       assert.equal(await page.getByLabel('Cardholder name').inputValue(), 'Nino Beridze');
       assert.equal(await page.getByLabel('Card number').inputValue(), '');
       assert.equal(await page.getByLabel('Security code').inputValue(), '');
-      assert.doesNotMatch(await page.content(), /value="[^"]*(0002|123)"/, 'neither the number nor the code is written back');
+      assert.doesNotMatch(
+        await page.content(),
+        /value="[^"]*(0002|123)"/,
+        'neither the number nor the code is written back',
+      );
       // A failed submit: the first invalid field has the focus, its error tied to it.
       await page.getByLabel('Card number').fill('4111 1111 1111 1112');
       await page.getByLabel('Expiry date').fill('12/30');
@@ -255,7 +326,10 @@ for (const backend of BACKENDS) {
     });
 
     it('Apple Pay and Google Pay: cancelling the sheet is no decline and costs no attempt; the sandbox decline does', async () => {
-      for (const [method, name] of [[9, 'Apple Pay'], [14, 'Google Pay']] as const) {
+      for (const [method, name] of [
+        [9, 'Apple Pay'],
+        [14, 'Google Pay'],
+      ] as const) {
         const { page, payId } = await open({}, `?lang=en&method=${method}`);
         const pay = page.getByRole('button', { name: `Pay with ${name}` });
         assert.match((await pay.getAttribute('class'))!, /wallet-button/);
@@ -281,7 +355,10 @@ for (const backend of BACKENDS) {
     });
 
     it('installment: the term chosen is kept after a cancellation and a decline; cancelling costs no attempt', async () => {
-      const { page, payId } = await open({ amount: { currency: 'GEL', total: '300.00' }, methods: [8, 5], installmentProducts: PRODUCTS }, '?lang=en&method=8');
+      const { page, payId } = await open(
+        { amount: { currency: 'GEL', total: '300.00' }, methods: [8, 5], installmentProducts: PRODUCTS },
+        '?lang=en&method=8',
+      );
       await page.getByRole('cell', { name: 'Television' }).waitFor();
       await page.getByRole('radio', { name: '12 months 25.00 GEL a month' }).check();
       await page.getByRole('button', { name: 'Cancel application' }).click();
@@ -313,15 +390,27 @@ for (const backend of BACKENDS) {
       const link = page.getByRole('link', { name: 'Open the banking app page' });
       await link.focus();
       // Three status checks (longer than the old 5 s reload), the page untouched.
-      await page.waitForFunction(() => Number(document.querySelector('[data-qr-status]')?.getAttribute('data-polls')) >= 3, null, { timeout: 30_000 });
+      await page.waitForFunction(
+        () => Number(document.querySelector('[data-qr-status]')?.getAttribute('data-polls')) >= 3,
+        null,
+        { timeout: 30_000 },
+      );
       const phone = await context.newPage();
       await phone.goto(`${await link.getAttribute('href')}?lang=en`);
       await phone.getByRole('button', { name: 'Decline', exact: true }).click();
       await phone.getByRole('heading', { name: 'The payment was declined' }).waitFor();
-      await page.getByText('The payment was declined in the banking app. Scan the code again or choose another method. Attempts left: 2').waitFor({ timeout: 15_000 });
+      await page
+        .getByText(
+          'The payment was declined in the banking app. Scan the code again or choose another method. Attempts left: 2',
+        )
+        .waitFor({ timeout: 15_000 });
       assert.equal(await page.evaluate(() => (window as unknown as { kept?: string }).kept), 'same document');
       assert.equal(navigations, 0, 'no reload');
-      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Open the banking app page', 'the focus stayed');
+      assert.equal(
+        await page.evaluate(() => document.activeElement?.textContent),
+        'Open the banking app page',
+        'the focus stayed',
+      );
       await phone.goto(`${await link.getAttribute('href')}?lang=en`);
       await phone.getByRole('button', { name: 'Approve', exact: true }).click();
       await phone.getByRole('heading', { name: 'Approved' }).waitFor();
@@ -333,7 +422,9 @@ for (const backend of BACKENDS) {
 
     it('Ertguli points in both languages: too few points (sandbox), cancelling costs nothing, paying with points', async () => {
       const shop = await MerchantClient.create(t, { ...EVERYTHING, methods: [5, 6] });
-      const created = await shop.createPayment(basicPayment({ returnurl: 'http://127.0.0.1:9/shop/return', amount: { currency: 'GEL', total: '25.00' } }));
+      const created = await shop.createPayment(
+        basicPayment({ returnurl: 'http://127.0.0.1:9/shop/return', amount: { currency: 'GEL', total: '25.00' } }),
+      );
       assert.equal(created.statusCode, 200, created.body);
       const payId = created.json().payId;
       const page = await context.newPage();
@@ -380,7 +471,14 @@ for (const backend of BACKENDS) {
       await page.getByRole('button', { name: 'გადახდა 999\u00a0999,99\u00a0EUR' }).waitFor();
       assert.equal(await page.locator('.summary .amount').textContent(), '999\u00a0999,99\u00a0EUR');
       await page.close();
-      const inst = await open({ amount: { currency: 'GEL', total: '1300.00' }, methods: [8, 5], installmentProducts: [{ name: 'TV', price: '1300.00', quantity: 1 }] }, '?lang=ka&method=8');
+      const inst = await open(
+        {
+          amount: { currency: 'GEL', total: '1300.00' },
+          methods: [8, 5],
+          installmentProducts: [{ name: 'TV', price: '1300.00', quantity: 1 }],
+        },
+        '?lang=ka&method=8',
+      );
       await inst.page.getByRole('cell', { name: '1\u00a0300,00\u00a0GEL' }).waitFor();
       await inst.page.getByRole('radio', { name: '12 თვე თვეში 108,34\u00a0GEL' }).waitFor();
       await inst.page.close();
@@ -431,7 +529,11 @@ for (const backend of BACKENDS) {
       assert.equal(res!.status(), 404);
       assert.match(res!.headers()['content-security-policy']!, /style-src 'self'/);
       await page.getByRole('heading', { level: 1, name: 'Payment not found' }).waitFor();
-      assert.equal(await page.evaluate(() => getComputedStyle(document.body).display), 'flex', 'the stylesheet applies');
+      assert.equal(
+        await page.evaluate(() => getComputedStyle(document.body).display),
+        'flex',
+        'the stylesheet applies',
+      );
       assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.lang')!).borderRadius), '999px');
       await page.getByRole('link', { name: 'ქართული' }).click();
       await page.getByRole('heading', { level: 1, name: 'გადახდა ვერ მოიძებნა' }).waitFor();
@@ -501,7 +603,10 @@ for (const backend of BACKENDS) {
             assert.equal(await page.locator('h1').count(), 1, `${name}: one h1`);
             assert.equal(await page.getAttribute('html', 'lang'), lang);
             weights[name] = await page.evaluate(() =>
-              [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')].reduce((sum, e) => sum + (e as PerformanceResourceTiming).decodedBodySize, 0),
+              [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')].reduce(
+                (sum, e) => sum + (e as PerformanceResourceTiming).decodedBodySize,
+                0,
+              ),
             );
             const words = await untranslated(page);
             if (lang === 'ka' && words.length) notGeorgian.push(`${name}: ${[...new Set(words)].join(' ')}`);
@@ -523,12 +628,20 @@ for (const backend of BACKENDS) {
             for (const width of WIDTHS) {
               await a.setViewportSize({ width, height: 800 });
               assert.equal(navigated, false, `${name}: the page navigated away while axe checked it`);
-              type AxeResult = { passes: unknown[]; violations: { id: string; impact: string; nodes: { target: string[] }[] }[] };
-              const result = await a.evaluate(() => (window as unknown as { axe: { run(): Promise<AxeResult> } }).axe.run());
+              type AxeResult = {
+                passes: unknown[];
+                violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
+              };
+              const result = await a.evaluate(() =>
+                (window as unknown as { axe: { run(): Promise<AxeResult> } }).axe.run(),
+              );
               axeRuns++;
               axeChecks += result.passes.length;
               for (const v of result.violations) {
-                if (v.impact === 'serious' || v.impact === 'critical') axeFindings.push(`${name} @${width}: ${v.impact} ${v.id} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+                if (v.impact === 'serious' || v.impact === 'critical')
+                  axeFindings.push(
+                    `${name} @${width}: ${v.impact} ${v.id} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+                  );
                 else lesser[`${v.impact} ${v.id}`] = (lesser[`${v.impact} ${v.id}`] ?? 0) + 1;
               }
             }
@@ -538,7 +651,12 @@ for (const backend of BACKENDS) {
         await axeContext.close();
         const heaviest = Object.entries(weights).sort((x, y) => y[1] - x[1]);
         fs.writeFileSync(path.join(SCREENSHOTS, '..', 'checkout-page-weights.json'), JSON.stringify(weights, null, 2));
-        console.log(`[checkout tour] ${states.length} states × 2 languages: ${axeRuns} axe runs (${axeChecks} passed rules; minor/moderate: ${JSON.stringify(lesser)}), ${shots} screenshots in ${SCREENSHOTS}; heaviest pages ${heaviest.slice(0, 3).map(([n, b]) => `${n} ${b} B`).join(', ')}; lightest ${heaviest.at(-1)![0]} ${heaviest.at(-1)![1]} B`);
+        console.log(
+          `[checkout tour] ${states.length} states × 2 languages: ${axeRuns} axe runs (${axeChecks} passed rules; minor/moderate: ${JSON.stringify(lesser)}), ${shots} screenshots in ${SCREENSHOTS}; heaviest pages ${heaviest
+            .slice(0, 3)
+            .map(([n, b]) => `${n} ${b} B`)
+            .join(', ')}; lightest ${heaviest.at(-1)![0]} ${heaviest.at(-1)![1]} B`,
+        );
         assert.deepEqual(axeFindings, [], 'axe: no serious or critical violation');
         // docs/checkout.md promises no violation of any impact: the minor and moderate ones too.
         assert.deepEqual(lesser, {}, 'axe: no minor or moderate violation either');

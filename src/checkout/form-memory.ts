@@ -21,7 +21,8 @@ export function decodeMemory(value: string | undefined): FormMemory {
   try {
     const raw = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Record<string, unknown>;
     const out: FormMemory = {};
-    if (typeof raw.holder === 'string' && raw.holder.length <= 100 && !/[\u0000-\u001f]/.test(raw.holder)) out.holder = raw.holder;
+    if (typeof raw.holder === 'string' && raw.holder.length <= 100 && !/[\u0000-\u001f]/.test(raw.holder))
+      out.holder = raw.holder;
     if (typeof raw.last4 === 'string' && /^\d{4}$/.test(raw.last4)) out.last4 = raw.last4;
     if (typeof raw.scheme === 'string' && SCHEMES.some((s) => s.id === raw.scheme)) out.scheme = raw.scheme;
     return out;

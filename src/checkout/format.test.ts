@@ -24,7 +24,11 @@ describe('checkout formatting', () => {
       assert.equal(formatAmount(minor, 'GEL', 'en').replace(/\u00a0/g, ' '), en);
       assert.equal(formatAmount(minor, 'GEL', 'ka').replace(/\u00a0/g, ' '), ka);
     }
-    assert.match(formatAmount(123456, 'EUR', 'ka'), /^1\u00a0234,56\u00a0EUR$/, 'no-break spaces: an amount never wraps');
+    assert.match(
+      formatAmount(123456, 'EUR', 'ka'),
+      /^1\u00a0234,56\u00a0EUR$/,
+      'no-break spaces: an amount never wraps',
+    );
   });
 
   it('is the exact decimal of the minor units for every safe integer', () => {
@@ -33,7 +37,13 @@ describe('checkout formatting', () => {
         const en = formatAmount(minor, 'USD', 'en');
         const ka = formatAmount(minor, 'USD', 'ka');
         assert.equal(en.replace(/,/g, '').replace('\u00a0USD', ''), formatMinor(minor));
-        assert.equal(ka.replace(/\u00a0/g, '').replace('USD', '').replace(',', '.'), formatMinor(minor));
+        assert.equal(
+          ka
+            .replace(/\u00a0/g, '')
+            .replace('USD', '')
+            .replace(',', '.'),
+          formatMinor(minor),
+        );
         assert.match(en, /^\d{1,3}(,\d{3})*\.\d{2}\u00a0USD$/);
       }),
       { numRuns: 2000 },
@@ -53,7 +63,10 @@ describe('checkout formatting', () => {
   it('reads back only well-formed form memory', () => {
     const ok = { holder: 'ნინო ბერიძე', last4: '3220', scheme: 'visa' };
     assert.deepEqual(decodeMemory(encodeMemory(ok)), ok);
-    assert.deepEqual(decodeMemory(encodeMemory({ holder: 'x'.repeat(101), last4: '12345', scheme: 'evil' } as never)), {});
+    assert.deepEqual(
+      decodeMemory(encodeMemory({ holder: 'x'.repeat(101), last4: '12345', scheme: 'evil' } as never)),
+      {},
+    );
     assert.deepEqual(decodeMemory('not base64 json'), {});
     assert.deepEqual(decodeMemory(undefined), {});
   });
@@ -65,7 +78,9 @@ describe('checkout formatting', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 0xffffff }), (n) => {
         const color = `#${n.toString(16).padStart(6, '0')}`;
-        const vars = Object.fromEntries([...brandCss(color).matchAll(/--([a-z-]+):(#[0-9a-f]+)/g)].map((m) => [m[1], m[2]]));
+        const vars = Object.fromEntries(
+          [...brandCss(color).matchAll(/--([a-z-]+):(#[0-9a-f]+)/g)].map((m) => [m[1], m[2]]),
+        );
         const on = vars['on-brand'] === '#fff' ? '#ffffff' : '#000000';
         assert.ok(contrast(on, color) >= 4.5, `${color}: ${contrast(on, color)}`);
         assert.ok(contrast(vars['brand-text']!, '#ffffff') >= 4.5);

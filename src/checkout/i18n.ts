@@ -53,7 +53,8 @@ const en = {
   qrOpen: 'Open the banking app page',
   qrWaiting: 'Waiting for confirmation in your banking app…',
   qrProcessing: 'Your bank is confirming the payment…',
-  qrDeclined: 'The payment was declined in the banking app. Scan the code again or choose another method. Attempts left: {n}',
+  qrDeclined:
+    'The payment was declined in the banking app. Scan the code again or choose another method. Attempts left: {n}',
   qrDone: 'The payment is confirmed. Opening the result…',
   bankTitle: 'Log in to your internet bank',
   username: 'Username',
@@ -77,7 +78,8 @@ const en = {
   pointsText: 'Spend your Ertguli loyalty points on this purchase; they are taken from your points balance at once.',
   pointsPay: 'Pay {amount} with points',
   noticeWalletCancelled: 'You cancelled the payment in {wallet}. Nothing was charged — choose how you want to pay.',
-  noticeInstallmentCancelled: 'You cancelled the installment application. Nothing was charged — choose how you want to pay.',
+  noticeInstallmentCancelled:
+    'You cancelled the installment application. Nothing was charged — choose how you want to pay.',
   noticePointsCancelled: 'You cancelled paying with points. Nothing was charged — choose how you want to pay.',
   notice3dsCancelled: 'You cancelled the 3-D Secure verification. Nothing was charged.',
   declined: 'The payment was declined',
@@ -196,7 +198,8 @@ const ka: Texts = {
   qrOpen: 'საბანკო აპლიკაციის გვერდის გახსნა',
   qrWaiting: 'ველოდებით დადასტურებას თქვენს საბანკო აპლიკაციაში…',
   qrProcessing: 'ბანკი ადასტურებს გადახდას…',
-  qrDeclined: 'გადახდა უარყოფილია საბანკო აპლიკაციაში. დაასკანერეთ კოდი ხელახლა ან აირჩიეთ სხვა მეთოდი. დარჩენილი მცდელობები: {n}',
+  qrDeclined:
+    'გადახდა უარყოფილია საბანკო აპლიკაციაში. დაასკანერეთ კოდი ხელახლა ან აირჩიეთ სხვა მეთოდი. დარჩენილი მცდელობები: {n}',
   qrDone: 'გადახდა დადასტურებულია. იხსნება შედეგი…',
   bankTitle: 'შედით ინტერნეტბანკში',
   username: 'მომხმარებლის სახელი',

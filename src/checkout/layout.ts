@@ -43,9 +43,12 @@ export const money = (c: PageContext, minor: number) => formatAmount(minor, c.pa
 export const base = (c: PageContext) => `/checkout/${c.payment.pay_id}`;
 
 function brand(merchant: Merchant | null | undefined, name = 'Karibche'): Html {
-  if (!merchant) return html`<div class="brand">${icon('lock', 'brand-lock')}<span class="merchant">${name}</span></div>`;
+  if (!merchant)
+    return html`<div class="brand">${icon('lock', 'brand-lock')}<span class="merchant">${name}</span></div>`;
   const initial = [...merchant.name.trim()][0]?.toUpperCase() ?? '';
-  const logo = merchant.logoUrl ? html`<img class="logo" src="${merchant.logoUrl}" alt="">` : html`<span class="initial" aria-hidden="true">${initial}</span>`;
+  const logo = merchant.logoUrl
+    ? html`<img class="logo" src="${merchant.logoUrl}" alt="">`
+    : html`<span class="initial" aria-hidden="true">${initial}</span>`;
   return html`<div class="brand">${logo}<span class="merchant">${merchant.name}</span></div>`;
 }
 
@@ -68,7 +71,18 @@ ${main}
 
 /** The page shell for a payment's page. */
 export const paymentShell = (c: PageContext, title: string, main: Html, refresh?: number) =>
-  shell({ t: c.t, title, merchant: c.merchant, brandCss: c.merchant.brandColor ? `${base(c)}/brand.css` : undefined, languages: c.languages, sandbox: c.sandbox, refresh }, main);
+  shell(
+    {
+      t: c.t,
+      title,
+      merchant: c.merchant,
+      brandCss: c.merchant.brandColor ? `${base(c)}/brand.css` : undefined,
+      languages: c.languages,
+      sandbox: c.sandbox,
+      refresh,
+    },
+    main,
+  );
 
 /** The amount as the page's heading, the purchase and the time left. */
 export function summary(c: PageContext): Html {

@@ -36,7 +36,15 @@ export async function checkoutTour(t: TestGateway, m: MerchantClient): Promise<T
   const publicUrl = t.gw.services.config.publicUrl;
   /** A payment of `client`'s (the tour's merchant unless another shop is named), open for the whole tour. */
   const create = async (over: Record<string, unknown> = {}, client: MerchantClient = m): Promise<string> => {
-    const res = await client.createPayment(basicPayment({ returnurl: 'http://127.0.0.1:9/shop/return', description: MERCHANT_TEXTS[1], amount: { currency: 'GEL', total: '1249.90' }, expirationMinutes: TOUR_EXPIRY_MINUTES, ...over }));
+    const res = await client.createPayment(
+      basicPayment({
+        returnurl: 'http://127.0.0.1:9/shop/return',
+        description: MERCHANT_TEXTS[1],
+        amount: { currency: 'GEL', total: '1249.90' },
+        expirationMinutes: TOUR_EXPIRY_MINUTES,
+        ...over,
+      }),
+    );
     if (res.statusCode !== 200) throw new Error(`create failed: ${res.statusCode} ${res.body}`);
     return res.json().payId;
   };
@@ -49,9 +57,11 @@ export async function checkoutTour(t: TestGateway, m: MerchantClient): Promise<T
     const res = await m.post(url, body);
     if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
   };
-  const visit = (payId: string, query = '') => async (page: Page, lang: Lang) => {
-    await page.goto(`${publicUrl}/checkout/${payId}?lang=${lang}${query}`);
-  };
+  const visit =
+    (payId: string, query = '') =>
+    async (page: Page, lang: Lang) => {
+      await page.goto(`${publicUrl}/checkout/${payId}?lang=${lang}${query}`);
+    };
   const submit = async (page: Page, button = 'form button[type=submit]') => {
     await Promise.all([page.waitForNavigation(), page.locator(button).first().click()]);
   };
@@ -66,7 +76,11 @@ export async function checkoutTour(t: TestGateway, m: MerchantClient): Promise<T
   };
 
   const open = await create();
-  const installment = await create({ methods: [8, 5], amount: { currency: 'GEL', total: '1300.00' }, installmentProducts: PRODUCTS });
+  const installment = await create({
+    methods: [8, 5],
+    amount: { currency: 'GEL', total: '1300.00' },
+    installmentProducts: PRODUCTS,
+  });
 
   const declined = await create();
   await simulate(declined, { card: '4000000000009995' });
@@ -93,11 +107,24 @@ export async function checkoutTour(t: TestGateway, m: MerchantClient): Promise<T
 
   // A shop with a light brand colour and a logo of its own: text on it must stay readable.
   const logo = `data:image/svg+xml;base64,${Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 40"><rect width="40" height="40" rx="8" fill="#1d3557"/><circle cx="20" cy="20" r="9" fill="#ffcc00"/></svg>').toString('base64')}`;
-  const branded = await MerchantClient.create(t, { ...EVERYTHING, name: MERCHANT_TEXTS[0], brandColor: '#ffcc00', logoUrl: logo });
-  const brandedPay = (await branded.createPayment(basicPayment({ description: MERCHANT_TEXTS[1], expirationMinutes: TOUR_EXPIRY_MINUTES }))).json().payId as string;
+  const branded = await MerchantClient.create(t, {
+    ...EVERYTHING,
+    name: MERCHANT_TEXTS[0],
+    brandColor: '#ffcc00',
+    logoUrl: logo,
+  });
+  const brandedPay = (
+    await branded.createPayment(
+      basicPayment({ description: MERCHANT_TEXTS[1], expirationMinutes: TOUR_EXPIRY_MINUTES }),
+    )
+  ).json().payId as string;
 
   // A shop that takes Ertguli points (6) besides everything else: seven methods on the page.
-  const pointsShop = await MerchantClient.create(t, { ...EVERYTHING, name: MERCHANT_TEXTS[0], methods: [...EVERYTHING.methods, 6] });
+  const pointsShop = await MerchantClient.create(t, {
+    ...EVERYTHING,
+    name: MERCHANT_TEXTS[0],
+    methods: [...EVERYTHING.methods, 6],
+  });
   const pointsPayment = () => create({}, pointsShop);
   const points = await pointsPayment();
   const pointsDeclined = await pointsPayment();
@@ -114,7 +141,9 @@ export async function checkoutTour(t: TestGateway, m: MerchantClient): Promise<T
   await simulate(qrDone, { method: 4, outcome: 'approve' });
   // The banking app answered "approve in 5 minutes" (sandbox): the bank has not decided yet.
   const qrLater = await create();
-  const qrLaterPath = /\/checkout\/[0-9a-f]+\/qr\/[^"?&]+/.exec((await t.app.inject({ method: 'GET', url: `/checkout/${qrLater}?method=4` })).body)![0];
+  const qrLaterPath = /\/checkout\/[0-9a-f]+\/qr\/[^"?&]+/.exec(
+    (await t.app.inject({ method: 'GET', url: `/checkout/${qrLater}?method=4` })).body,
+  )![0];
   await simulate(qrLater, { method: 4, outcome: 'approve', later: true });
 
   return [
@@ -168,8 +197,17 @@ export async function checkoutTour(t: TestGateway, m: MerchantClient): Promise<T
     { name: 'result-partial-returned', open: visit(partial) },
     { name: 'result-expired', open: visit(expired) },
     { name: 'bank-app', open: async (page, lang) => void (await page.goto(`${publicUrl}${qrPath}?lang=${lang}`)) },
-    { name: 'bank-app-done', open: async (page, lang) => void (await page.goto(`${publicUrl}${qrDonePath}?lang=${lang}`)) },
-    { name: 'bank-app-later', open: async (page, lang) => void (await page.goto(`${publicUrl}${qrLaterPath}?lang=${lang}`)) },
-    { name: 'not-found', open: async (page, lang) => void (await page.goto(`${publicUrl}/checkout/${'0'.repeat(32)}?lang=${lang}`)) },
+    {
+      name: 'bank-app-done',
+      open: async (page, lang) => void (await page.goto(`${publicUrl}${qrDonePath}?lang=${lang}`)),
+    },
+    {
+      name: 'bank-app-later',
+      open: async (page, lang) => void (await page.goto(`${publicUrl}${qrLaterPath}?lang=${lang}`)),
+    },
+    {
+      name: 'not-found',
+      open: async (page, lang) => void (await page.goto(`${publicUrl}/checkout/${'0'.repeat(32)}?lang=${lang}`)),
+    },
   ];
 }

@@ -7,10 +7,28 @@ import { fill, html, type Html } from '../web/html.ts';
 import type { LanguageLink } from '../web/language-switch.ts';
 import { resultText, type Texts } from './i18n.ts';
 import { field } from '../web/fields.ts';
-import { base, hiddenFields, money, notice, paymentShell, sandboxBox, shell, summary, type PageContext } from './layout.ts';
+import {
+  base,
+  hiddenFields,
+  money,
+  notice,
+  paymentShell,
+  sandboxBox,
+  shell,
+  summary,
+  type PageContext,
+} from './layout.ts';
 import { icon, schemeMark, schemeOf, SCHEMES } from './marks.ts';
 import { DELAYED_OUTCOME_MINUTES } from '../acquirer/simulation/test-cards.ts';
-import { checkoutMethodOf, inTileOrder, methodIcon, methodName, methodNotices, tileName, type PanelState } from './methods/index.ts';
+import {
+  checkoutMethodOf,
+  inTileOrder,
+  methodIcon,
+  methodName,
+  methodNotices,
+  tileName,
+  type PanelState,
+} from './methods/index.ts';
 
 export type { PageContext } from './layout.ts';
 export type { PanelState } from './methods/index.ts';
@@ -22,21 +40,25 @@ export const defaultMethod = (p: PaymentRow) => inTileOrder(p.methods)[0] ?? p.m
  * method modules' cancellations, and the 3-D Secure page's.
  */
 export type Notice = string;
-export const isNotice = (v: unknown): v is Notice => v === '3ds-cancelled' || (typeof v === 'string' && Object.hasOwn(methodNotices(), v));
+export const isNotice = (v: unknown): v is Notice =>
+  v === '3ds-cancelled' || (typeof v === 'string' && Object.hasOwn(methodNotices(), v));
 
 /** Why the payment was declined, in the customer's words (too few points is not "funds"). */
 const declineText = (t: Texts, p: PaymentRow) =>
-  (p.payment_method !== null && checkoutMethodOf(p.payment_method)?.declineText?.(t, p.result_code)) || resultText(t, p.result_code);
+  (p.payment_method !== null && checkoutMethodOf(p.payment_method)?.declineText?.(t, p.result_code)) ||
+  resultText(t, p.result_code);
 
 function methodNav(c: PageContext, selected: number): Html {
   const methods = inTileOrder(c.payment.methods);
   if (methods.length < 2) return html``;
   return html`<nav class="methods" aria-label="${c.t.chooseMethod}"><ul class="n${methods.length}">${methods.map(
-    (m) => html`<li><a href="${base(c)}?method=${m}&amp;lang=${c.t.lang}"${m === selected ? html` aria-current="page"` : ''}>${methodIcon(m)}<span>${tileName(c.t, m)}</span></a></li>`,
+    (m) =>
+      html`<li><a href="${base(c)}?method=${m}&amp;lang=${c.t.lang}"${m === selected ? html` aria-current="page"` : ''}>${methodIcon(m)}<span>${tileName(c.t, m)}</span></a></li>`,
   )}</ul></nav>`;
 }
 
-const attemptsLeft = (c: PageContext) => html` <span class="attempts">${c.t.attemptsLeft}: ${Math.max(0, c.maxAttempts - c.payment.attempts)}</span>`;
+const attemptsLeft = (c: PageContext) =>
+  html` <span class="attempts">${c.t.attemptsLeft}: ${Math.max(0, c.maxAttempts - c.payment.attempts)}</span>`;
 
 function payNotice(c: PageContext, method: number, shown: Notice | undefined): Html {
   const t = c.t;
@@ -64,7 +86,12 @@ const rows = (items: [string, Html | string | null | undefined][], cls = 'receip
   html`<dl class="${cls}">${items.filter(([, v]) => v).map(([k, v]) => html`<div><dt>${k}</dt><dd>${v}</dd></div>`)}</dl>`;
 
 /** "Visa •••• 1111": the scheme and the last four digits only (never the first six). */
-function cardLine(t: Texts, numberOrMask: string | null | undefined, last4 = numberOrMask?.slice(-4), scheme = schemeOf(numberOrMask)): Html | null {
+function cardLine(
+  t: Texts,
+  numberOrMask: string | null | undefined,
+  last4 = numberOrMask?.slice(-4),
+  scheme = schemeOf(numberOrMask),
+): Html | null {
   if (!last4) return null;
   return html`<span class="card-line">${scheme ? schemeMark(scheme) : icon('card')}<span>${scheme ? `${scheme.name} ` : ''}<span aria-hidden="true">••••</span><span class="sr-only">${t.cardEnding}</span> ${last4}</span></span>`;
 }
@@ -99,7 +126,10 @@ export function processingPage(c: PageContext): string {
   const body = html`<section class="result" data-poll="${base(c)}/status" data-status="${c.payment.status}">
 <div class="result-icon pending"><span class="spinner" aria-hidden="true"></span></div>
 <h1>${t.processingTitle}</h1><p role="status">${t.processingText}</p>
-${rows([[t.merchant, c.merchant.name], [t.amount, money(c, c.payment.amount)]])}
+${rows([
+  [t.merchant, c.merchant.name],
+  [t.amount, money(c, c.payment.amount)],
+])}
 </section>`;
   return paymentShell(c, t.processingTitle, body, 3);
 }

@@ -18,6 +18,9 @@ export function findAdminToken(env: NodeJS.ProcessEnv = process.env): string | n
 
 export function adminToken(): string {
   const token = findAdminToken();
-  if (!token) throw new CliError(`no admin token: set KARIBCHE_ADMIN_TOKEN or start the sandbox gateway once (it writes ${path.join(dataDir(), 'admin-token')})`);
+  if (!token)
+    throw new CliError(
+      `no admin token: set KARIBCHE_ADMIN_TOKEN or start the sandbox gateway once (it writes ${path.join(dataDir(), 'admin-token')})`,
+    );
   return token;
 }

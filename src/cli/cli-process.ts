@@ -9,13 +9,26 @@ export interface CliResult {
 }
 
 /** Variables the developer's shell might carry that would change what a test means. */
-const CLEAN = { KARIBCHE_ADMIN_TOKEN: '', KARIBCHE_URL: '', KARIBCHE_DATA_DIR: '', KARIBCHE_API_KEY: '', KARIBCHE_CLIENT_ID: '', KARIBCHE_CLIENT_SECRET: '', KARIBCHE_CALLBACK_SECRET: '' };
+const CLEAN = {
+  KARIBCHE_ADMIN_TOKEN: '',
+  KARIBCHE_URL: '',
+  KARIBCHE_DATA_DIR: '',
+  KARIBCHE_API_KEY: '',
+  KARIBCHE_CLIENT_ID: '',
+  KARIBCHE_CLIENT_SECRET: '',
+  KARIBCHE_CALLBACK_SECRET: '',
+};
 
 export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/karibche.js', ...args], { env: { ...process.env, ...CLEAN, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['bin/karibche.js', ...args],
+      { env: { ...process.env, ...CLEAN, ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -29,7 +42,10 @@ export interface RunningCli {
 }
 
 export function startCli(args: string[], env: Record<string, string>): RunningCli {
-  const child = spawn(process.execPath, ['bin/karibche.js', ...args], { env: { ...process.env, ...CLEAN, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/karibche.js', ...args], {
+    env: { ...process.env, ...CLEAN, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d) => (out += d));

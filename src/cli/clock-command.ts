@@ -18,7 +18,13 @@ interface ClockView {
 function merchantClient(base: string, flags: CredentialFlags): Karibche | null {
   try {
     const c = loadMerchantCredentials(flags);
-    return new Karibche({ baseUrl: base, apiKey: c.apiKey, clientId: c.clientId, clientSecret: c.clientSecret, maxRetries: 2 });
+    return new Karibche({
+      baseUrl: base,
+      apiKey: c.apiKey,
+      clientId: c.clientId,
+      clientSecret: c.clientSecret,
+      maxRetries: 2,
+    });
   } catch (err) {
     if (err instanceof CliError) return null;
     throw err;
@@ -34,14 +40,20 @@ export async function showClocks(
   const client = merchantClient(base, flags);
   const merchant = client ? await client.request<ClockView>({ method: 'GET', path: '/sandbox/v1/clock' }) : null;
   if (!gateway && !merchant) {
-    throw new CliError('no credentials to read a clock with: the admin token (KARIBCHE_ADMIN_TOKEN or <data dir>/admin-token) for the gateway clock, or a merchant’s for its own');
+    throw new CliError(
+      'no credentials to read a clock with: the admin token (KARIBCHE_ADMIN_TOKEN or <data dir>/admin-token) for the gateway clock, or a merchant’s for its own',
+    );
   }
   const lines = [
     ...(gateway ? [`gateway clock   ${gateway.now}  (offset ${gateway.offsetSeconds} s; moves every merchant)`] : []),
     ...(merchant
       ? [
           `merchant clock  ${merchant.now}  (offset ${merchant.offsetSeconds} s, of which ${merchant.merchantOffsetSeconds ?? 0} s its own; merchant ${merchant.clientId})`,
-          ...(merchant.merchantOffsetSeconds ? ['                its payments, expiries and callbacks run on this clock; it never goes back (a fresh merchant: karibche sandbox create)'] : []),
+          ...(merchant.merchantOffsetSeconds
+            ? [
+                '                its payments, expiries and callbacks run on this clock; it never goes back (a fresh merchant: karibche sandbox create)',
+              ]
+            : []),
         ]
       : []),
   ];

@@ -12,24 +12,41 @@ interface DemoFile {
   dashboard?: { email: string; password: string } | null;
 }
 
-export function credentialsReport(env: NodeJS.ProcessEnv = process.env): { data: Record<string, unknown>; text: string } {
+export function credentialsReport(env: NodeJS.ProcessEnv = process.env): {
+  data: Record<string, unknown>;
+  text: string;
+} {
   const dir = dataDir(env);
   const demoFile = path.join(dir, 'demo-merchant.json');
   let demo: DemoFile;
   try {
     demo = JSON.parse(fs.readFileSync(demoFile, 'utf8'));
   } catch {
-    throw new CliError(`no demo merchant in ${dir}: start the sandbox gateway once (npm start) with this KARIBCHE_DATA_DIR; it writes ${demoFile}`);
+    throw new CliError(
+      `no demo merchant in ${dir}: start the sandbox gateway once (npm start) with this KARIBCHE_DATA_DIR; it writes ${demoFile}`,
+    );
   }
   const base = (env.KARIBCHE_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
   const tokenFile = path.join(dir, 'admin-token');
-  const adminToken = env.KARIBCHE_ADMIN_TOKEN ? 'KARIBCHE_ADMIN_TOKEN (environment)' : findAdminToken(env) ? tokenFile : null;
-  const data = { baseUrl: base, demoFile, credentials: demo.credentials ?? null, dashboard: demo.dashboard ?? null, adminToken };
+  const adminToken = env.KARIBCHE_ADMIN_TOKEN
+    ? 'KARIBCHE_ADMIN_TOKEN (environment)'
+    : findAdminToken(env)
+      ? tokenFile
+      : null;
+  const data = {
+    baseUrl: base,
+    demoFile,
+    credentials: demo.credentials ?? null,
+    dashboard: demo.dashboard ?? null,
+    adminToken,
+  };
   const lines = [
     `Gateway        ${base}  (docs ${base}/docs)`,
     `Demo merchant  ${demoFile}`,
     ...Object.entries(demo.credentials ?? {}).map(([k, v]) => `  ${k.padEnd(15)}${v}`),
-    ...(demo.dashboard ? [`Dashboard      ${base}/dashboard  (${demo.dashboard.email} / ${demo.dashboard.password})`] : []),
+    ...(demo.dashboard
+      ? [`Dashboard      ${base}/dashboard  (${demo.dashboard.email} / ${demo.dashboard.password})`]
+      : []),
     `Admin token    ${adminToken ?? `none here (set KARIBCHE_ADMIN_TOKEN, or start the sandbox: it writes ${tokenFile})`}`,
   ];
   return { data, text: lines.join('\n') };

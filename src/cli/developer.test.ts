@@ -37,7 +37,17 @@ for (const backend of BACKENDS) {
         testDb = await openTestDb('postgres');
       }
       const port = await freePort();
-      proc = await startGatewayProcess({ KARIBCHE_DATA_DIR: dir, PORT: String(port), DATABASE_URL: testDb?.url ?? '', KARIBCHE_ADMIN_TOKEN: '', KARIBCHE_WORKERS: '1', LOG_LEVEL: 'warn' }, { timeoutMs: 180_000 });
+      proc = await startGatewayProcess(
+        {
+          KARIBCHE_DATA_DIR: dir,
+          PORT: String(port),
+          DATABASE_URL: testDb?.url ?? '',
+          KARIBCHE_ADMIN_TOKEN: '',
+          KARIBCHE_WORKERS: '1',
+          LOG_LEVEL: 'warn',
+        },
+        { timeoutMs: 180_000 },
+      );
       env = { KARIBCHE_URL: `http://127.0.0.1:${port}`, KARIBCHE_DATA_DIR: dir };
       demo = JSON.parse(fs.readFileSync(path.join(dir, 'demo-merchant.json'), 'utf8')).credentials;
     });
@@ -59,7 +69,10 @@ for (const backend of BACKENDS) {
         refunded: [/^paid .* Succeeded/m, /^refunded .* Returned \(10 GEL returned\)/m],
         'preauth-completed': [/^paid .* WaitingConfirm/m, /^completed .* Succeeded \(10 GEL captured\)/m],
         failed: [/^paid .* Created .* decline_general/m, /^paid .* Failed .* decline_general/m],
-        expired: [/moved the sandbox clock forward 61 s .* the merchant's own clock; other merchants' time does not move/, /^done .* Expired/m],
+        expired: [
+          /moved the sandbox clock forward 61 s .* the merchant's own clock; other merchants' time does not move/,
+          /^done .* Expired/m,
+        ],
       };
       for (const [scenario, patterns] of Object.entries(expected)) {
         const r = await ok('trigger', scenario);
@@ -83,10 +96,25 @@ for (const backend of BACKENDS) {
       assert.equal(after.merchant.merchantOffsetSeconds, before.merchant.merchantOffsetSeconds + 61);
       assert.equal(after.offsetSeconds, before.offsetSeconds, 'the gateway clock did not move');
       const shown = (await ok('clock')).stdout;
-      assert.match(shown, new RegExp(`^gateway clock .*\\(offset ${after.offsetSeconds} s; moves every merchant\\)$`, 'm'));
-      assert.match(shown, new RegExp(`^merchant clock .*of which ${after.merchant.merchantOffsetSeconds} s its own; merchant ${demo.clientId}\\)$`, 'm'));
+      assert.match(
+        shown,
+        new RegExp(`^gateway clock .*\\(offset ${after.offsetSeconds} s; moves every merchant\\)$`, 'm'),
+      );
+      assert.match(
+        shown,
+        new RegExp(
+          `^merchant clock .*of which ${after.merchant.merchantOffsetSeconds} s its own; merchant ${demo.clientId}\\)$`,
+          'm',
+        ),
+      );
       // A developer without the admin token still sees the merchant's clock.
-      const merchantOnly = await runCli(['clock'], { KARIBCHE_URL: env.KARIBCHE_URL!, KARIBCHE_API_KEY: demo.apiKey, KARIBCHE_CLIENT_ID: demo.clientId, KARIBCHE_CLIENT_SECRET: demo.clientSecret, KARIBCHE_DATA_DIR: path.join(dir, 'nothing-here') });
+      const merchantOnly = await runCli(['clock'], {
+        KARIBCHE_URL: env.KARIBCHE_URL!,
+        KARIBCHE_API_KEY: demo.apiKey,
+        KARIBCHE_CLIENT_ID: demo.clientId,
+        KARIBCHE_CLIENT_SECRET: demo.clientSecret,
+        KARIBCHE_DATA_DIR: path.join(dir, 'nothing-here'),
+      });
       assert.equal(merchantOnly.code, 0, merchantOnly.stderr);
       assert.doesNotMatch(merchantOnly.stdout, /gateway clock/);
       assert.match(merchantOnly.stdout, /^merchant clock /m);
@@ -101,10 +129,26 @@ for (const backend of BACKENDS) {
       const payments = await runCli(['payments', 'list', '--limit', '1', '--url', env.KARIBCHE_URL!], remote);
       assert.equal(payments.code, 0, payments.stderr);
       // The banner says how to see it again; the command reads the data dir.
-      assert.ok(proc.output().includes(`shown again    KARIBCHE_DATA_DIR=${dir} KARIBCHE_URL=${env.KARIBCHE_URL} npx karibche credentials`), proc.output());
+      assert.ok(
+        proc
+          .output()
+          .includes(
+            `shown again    KARIBCHE_DATA_DIR=${dir} KARIBCHE_URL=${env.KARIBCHE_URL} npx karibche credentials`,
+          ),
+        proc.output(),
+      );
       const file = JSON.parse(fs.readFileSync(path.join(dir, 'demo-merchant.json'), 'utf8'));
       const shown = await ok('credentials');
-      for (const v of [demo.clientId, demo.apiKey, demo.clientSecret, demo.callbackSecret, file.dashboard.email, file.dashboard.password, path.join(dir, 'admin-token')]) assert.ok(shown.stdout.includes(v), `${v} not in:\n${shown.stdout}`);
+      for (const v of [
+        demo.clientId,
+        demo.apiKey,
+        demo.clientSecret,
+        demo.callbackSecret,
+        file.dashboard.email,
+        file.dashboard.password,
+        path.join(dir, 'admin-token'),
+      ])
+        assert.ok(shown.stdout.includes(v), `${v} not in:\n${shown.stdout}`);
       assert.deepEqual(JSON.parse((await ok('credentials', '--json')).stdout).credentials, demo);
       const none = await runCli(['credentials'], { KARIBCHE_DATA_DIR: path.join(dir, 'nothing-here') });
       assert.equal(none.code, 1);
@@ -146,7 +190,10 @@ for (const backend of BACKENDS) {
       await ok('pay', wrong, '--card', '4000000000003220');
       assert.doesNotMatch((await ok('pay', wrong, '--card', '4000000000003220', '--otp', '0000')).stdout, /Succeeded/);
       const qr = await createPayment(env.KARIBCHE_URL!, demo);
-      assert.match((await ok('pay', qr, '--method', '4', '--outcome', 'decline')).stdout, /Created .*declined; the customer may try again/s);
+      assert.match(
+        (await ok('pay', qr, '--method', '4', '--outcome', 'decline')).stdout,
+        /Created .*declined; the customer may try again/s,
+      );
       const refused = await cli('pay', qr);
       assert.match(refused.stderr, /needs --card/);
     });
@@ -154,18 +201,50 @@ for (const backend of BACKENDS) {
     it('credentials come from the flags, else the environment, else the demo file; one source gives all three', async () => {
       const created = await fetch(`${env.KARIBCHE_URL}/admin/v1/merchants`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${fs.readFileSync(path.join(dir, 'admin-token'), 'utf8').trim()}`, 'content-type': 'application/json' },
+        headers: {
+          authorization: `Bearer ${fs.readFileSync(path.join(dir, 'admin-token'), 'utf8').trim()}`,
+          'content-type': 'application/json',
+        },
         body: JSON.stringify({ name: 'Second Shop' }),
       });
       const other = (await created.json()).credentials;
-      const viaEnv = await runCli(['payments', 'list', '--json'], { ...env, KARIBCHE_API_KEY: other.apiKey, KARIBCHE_CLIENT_ID: other.clientId, KARIBCHE_CLIENT_SECRET: other.clientSecret });
+      const viaEnv = await runCli(['payments', 'list', '--json'], {
+        ...env,
+        KARIBCHE_API_KEY: other.apiKey,
+        KARIBCHE_CLIENT_ID: other.clientId,
+        KARIBCHE_CLIENT_SECRET: other.clientSecret,
+      });
       assert.deepEqual(JSON.parse(viaEnv.stdout).items, [], 'the second merchant has no payments');
-      const viaFlags = await runCli(['payments', 'list', '--json', '--api-key', demo.apiKey, '--client-id', demo.clientId, '--client-secret', demo.clientSecret], { ...env, KARIBCHE_API_KEY: other.apiKey, KARIBCHE_CLIENT_ID: other.clientId, KARIBCHE_CLIENT_SECRET: other.clientSecret });
+      const viaFlags = await runCli(
+        [
+          'payments',
+          'list',
+          '--json',
+          '--api-key',
+          demo.apiKey,
+          '--client-id',
+          demo.clientId,
+          '--client-secret',
+          demo.clientSecret,
+        ],
+        {
+          ...env,
+          KARIBCHE_API_KEY: other.apiKey,
+          KARIBCHE_CLIENT_ID: other.clientId,
+          KARIBCHE_CLIENT_SECRET: other.clientSecret,
+        },
+      );
       assert.ok(JSON.parse(viaFlags.stdout).items.length > 0, 'the flags win over the environment');
       const partial = await cli('payments', 'list', '--api-key', demo.apiKey);
       assert.equal(partial.code, 1);
-      assert.match(partial.stderr, /incomplete merchant credentials from the flags: --client-id, --client-secret missing/);
-      const none = await runCli(['payments', 'list'], { KARIBCHE_URL: env.KARIBCHE_URL!, KARIBCHE_DATA_DIR: path.join(dir, 'nothing-here') });
+      assert.match(
+        partial.stderr,
+        /incomplete merchant credentials from the flags: --client-id, --client-secret missing/,
+      );
+      const none = await runCli(['payments', 'list'], {
+        KARIBCHE_URL: env.KARIBCHE_URL!,
+        KARIBCHE_DATA_DIR: path.join(dir, 'nothing-here'),
+      });
       assert.match(none.stderr, /no merchant credentials: pass --api-key/);
     });
 
@@ -191,17 +270,36 @@ for (const backend of BACKENDS) {
         await listener.waitFor(/ready: listening for new status changes/);
         const paid = await ok('trigger', 'paid');
         const payId = /^created\s+(\S+)/m.exec(paid.stdout)![1]!;
-        await listener.waitFor(new RegExp(`${payId}  Processing → Succeeded  POST ${target} → 200 \\(\\d+ ms\\) verified`));
+        await listener.waitFor(
+          new RegExp(`${payId}  Processing → Succeeded  POST ${target} → 200 \\(\\d+ ms\\) verified`),
+        );
         assert.match(listener.stdout(), new RegExp(`${payId}  Created → Processing  \\(not final: not forwarded\\)`));
         assert.equal(received.length, 1);
         const [callback] = received;
         assert.equal(callback!.body, JSON.stringify({ PaymentId: payId }));
-        const only = (keep: RegExp) => Object.fromEntries(Object.entries(callback!.headers).filter(([k]) => !/^(x-callback-signature|webhook-)/.test(k) || keep.test(k)));
-        assert.equal(verifyCallback(only(/^x-callback/), callback!.body, demo.callbackSecret).scheme, 'x-callback-signature');
-        assert.equal(verifyCallback(only(/^webhook-/), callback!.body, demo.callbackSecret).scheme, 'standard-webhooks');
+        const only = (keep: RegExp) =>
+          Object.fromEntries(
+            Object.entries(callback!.headers).filter(
+              ([k]) => !/^(x-callback-signature|webhook-)/.test(k) || keep.test(k),
+            ),
+          );
+        assert.equal(
+          verifyCallback(only(/^x-callback/), callback!.body, demo.callbackSecret).scheme,
+          'x-callback-signature',
+        );
+        assert.equal(
+          verifyCallback(only(/^webhook-/), callback!.body, demo.callbackSecret).scheme,
+          'standard-webhooks',
+        );
         // The same callback id and sequence the gateway's own callback of this change carries.
-        const events = await (await fetch(`${env.KARIBCHE_URL}/v1/gateway/events`, { headers: await merchantHeaders(env.KARIBCHE_URL!, demo) })).json();
-        const succeeded = events.items.find((e: { payId: string; status: string }) => e.payId === payId && e.status === 'Succeeded');
+        const events = await (
+          await fetch(`${env.KARIBCHE_URL}/v1/gateway/events`, {
+            headers: await merchantHeaders(env.KARIBCHE_URL!, demo),
+          })
+        ).json();
+        const succeeded = events.items.find(
+          (e: { payId: string; status: string }) => e.payId === payId && e.status === 'Succeeded',
+        );
         assert.equal(callback!.headers['x-callback-id'], succeeded.callbackId);
         assert.equal(callback!.headers['x-callback-sequence'], String(succeeded.sequence));
       } finally {
@@ -222,13 +320,23 @@ for (const backend of BACKENDS) {
         assert.equal(await tail.stop(), 0);
       }
       const once = await ok('logs', 'tail', '--once', '--status', '4xx');
-      assert.ok(once.stdout.trim().split('\n').every((l) => / {2}4\d\d {2}/.test(l)), once.stdout);
+      assert.ok(
+        once.stdout
+          .trim()
+          .split('\n')
+          .every((l) => / {2}4\d\d {2}/.test(l)),
+        once.stdout,
+      );
     });
   });
 }
 
 async function merchantHeaders(base: string, c: Demo): Promise<Record<string, string>> {
-  const res = await fetch(`${base}/v1/gateway/access-token`, { method: 'POST', headers: { apikey: c.apiKey, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: c.clientId, client_secret: c.clientSecret }) });
+  const res = await fetch(`${base}/v1/gateway/access-token`, {
+    method: 'POST',
+    headers: { apikey: c.apiKey, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ client_id: c.clientId, client_secret: c.clientSecret }),
+  });
   return { apikey: c.apiKey, authorization: `Bearer ${(await res.json()).access_token}` };
 }
 

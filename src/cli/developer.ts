@@ -16,7 +16,9 @@ export const DEVELOPER_HELP = `
 Developer commands (as a merchant):
   karibche payments list [--status S] [--limit N]  the latest payments, newest first
   karibche payments get PAY_ID                    one payment
-  karibche pay PAY_ID --card NUMBER [--otp CODE]  pay as the customer (sandbox); or --method ${checkoutMethods().filter((m) => m !== METHOD.card).join('|')}
+  karibche pay PAY_ID --card NUMBER [--otp CODE]  pay as the customer (sandbox); or --method ${checkoutMethods()
+    .filter((m) => m !== METHOD.card)
+    .join('|')}
                                                   [--outcome approve|decline], --username/--password (7)
   karibche trigger SCENARIO                       create a payment and drive it: paid, refunded,
                                                   preauth-completed, failed, expired [--amount 10]
@@ -93,7 +95,13 @@ export async function developerMain(argv: string[]): Promise<void> {
     values,
     flags,
     clientId: credentials.clientId,
-    client: new Karibche({ baseUrl: base, apiKey: credentials.apiKey, clientId: credentials.clientId, clientSecret: credentials.clientSecret, maxRetries: 2 }),
+    client: new Karibche({
+      baseUrl: base,
+      apiKey: credentials.apiKey,
+      clientId: credentials.clientId,
+      clientSecret: credentials.clientSecret,
+      maxRetries: 2,
+    }),
     out,
     progress: (line) => void (values.json ? process.stderr : process.stdout).write(`${line}\n`),
     show: (data, human) => out(values.json ? JSON.stringify(data, null, 2) : human()),
@@ -105,7 +113,8 @@ export async function developerMain(argv: string[]): Promise<void> {
     if (cmd === 'listen') return await listen(ctx);
     if (cmd === 'logs') return await logsTail(ctx, args);
   } catch (err) {
-    if (err instanceof KaribcheError) throw new CliError(err.status === 0 ? `cannot reach the gateway at ${base}: ${err.detail}` : err.message);
+    if (err instanceof KaribcheError)
+      throw new CliError(err.status === 0 ? `cannot reach the gateway at ${base}: ${err.detail}` : err.message);
     throw err;
   }
 }

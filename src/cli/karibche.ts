@@ -67,7 +67,13 @@ const onOff = (name: string, v: string | undefined): boolean | undefined => {
   if (['off', 'false', 'no', '0'].includes(v.toLowerCase())) return false;
   throw new CliError(`--${name} takes on or off`);
 };
-const list = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean));
+const list = (v: string | undefined) =>
+  v === undefined
+    ? undefined
+    : v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
 
 function settingsFrom(values: Record<string, string | boolean | string[] | undefined>): Record<string, unknown> {
   const str = (k: string) => values[k] as string | undefined;
@@ -104,7 +110,10 @@ async function call(method: string, urlPath: string, body?: unknown): Promise<an
   try {
     res = await fetch(`${base}${urlPath}`, {
       method,
-      headers: { authorization: `Bearer ${adminToken()}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${adminToken()}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err) {
@@ -113,8 +122,12 @@ async function call(method: string, urlPath: string, body?: unknown): Promise<an
   const text = await res.text();
   const data = text ? JSON.parse(text) : null;
   if (!res.ok) {
-    const params = (data?.invalidParams ?? []).map((p: { name: string; reason: string }) => `\n  ${p.name}: ${p.reason}`).join('');
-    throw new CliError(`${res.status} ${data?.title ?? ''} (${data?.systemCode ?? '-'}): ${data?.detail ?? text}${params}`);
+    const params = (data?.invalidParams ?? [])
+      .map((p: { name: string; reason: string }) => `\n  ${p.name}: ${p.reason}`)
+      .join('');
+    throw new CliError(
+      `${res.status} ${data?.title ?? ''} (${data?.systemCode ?? '-'}): ${data?.detail ?? text}${params}`,
+    );
   }
   return data;
 }
@@ -171,7 +184,11 @@ export async function main(argv: string[]): Promise<void> {
         const settings = settingsFrom(values);
         if (!settings.name) throw new CliError('karibche merchant create needs --name');
         const r = await call('POST', '/admin/v1/merchants', settings);
-        return show(r, json, () => `${describeMerchant(r.merchant)}\n\nCredentials (shown only now):\n${describeMerchant(r.credentials)}`);
+        return show(
+          r,
+          json,
+          () => `${describeMerchant(r.merchant)}\n\nCredentials (shown only now):\n${describeMerchant(r.credentials)}`,
+        );
       }
       case 'update': {
         const r = await call('PATCH', `/admin/v1/merchants/${need()}`, settingsFrom(values));
@@ -183,7 +200,14 @@ export async function main(argv: string[]): Promise<void> {
       }
       case 'list': {
         const r = await call('GET', '/admin/v1/merchants');
-        return show(r, json, () => r.merchants.map((m: { clientId: string; name: string; status: string }) => `${m.clientId}  ${m.status.padEnd(9)}  ${m.name}`).join('\n'));
+        return show(r, json, () =>
+          r.merchants
+            .map(
+              (m: { clientId: string; name: string; status: string }) =>
+                `${m.clientId}  ${m.status.padEnd(9)}  ${m.name}`,
+            )
+            .join('\n'),
+        );
       }
       case 'api-key':
       case 'client-secret':
@@ -199,11 +223,15 @@ export async function main(argv: string[]): Promise<void> {
     return show(r.data, json, () => r.text);
   }
   if (cmd === 'user' && sub === 'create') {
-    if (!values.merchant || !values.email) throw new CliError('karibche user create needs --merchant CLIENT_ID and --email EMAIL');
+    if (!values.merchant || !values.email)
+      throw new CliError('karibche user create needs --merchant CLIENT_ID and --email EMAIL');
     const body = { email: values.email, ...(values.password === undefined ? {} : { password: values.password }) };
     const r = await call('POST', `/admin/v1/merchants/${encodeURIComponent(values.merchant)}/users`, body);
     return show(r, json, () =>
-      [`dashboard user ${r.user.email} of ${r.user.clientId}`, ...(r.password ? [`password (shown only now): ${r.password}`] : [])].join('\n'),
+      [
+        `dashboard user ${r.user.email} of ${r.user.clientId}`,
+        ...(r.password ? [`password (shown only now): ${r.password}`] : []),
+      ].join('\n'),
     );
   }
   if (cmd === 'clock') {
@@ -225,13 +253,24 @@ export async function main(argv: string[]): Promise<void> {
       const base = gatewayUrl();
       // A merchant's own clock starts where the gateway's is (its own offset 0) and moves alone.
       const clock = await call('GET', '/sandbox/v1/clock');
-      const out = { baseUrl: base, ...r, clock: { now: clock.now, offsetSeconds: clock.offsetSeconds, merchantOffsetSeconds: 0 } };
+      const out = {
+        baseUrl: base,
+        ...r,
+        clock: { now: clock.now, offsetSeconds: clock.offsetSeconds, merchantOffsetSeconds: 0 },
+      };
       return void process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     }
     if (sub === 'reset') {
       if (!arg) throw new CliError('karibche sandbox reset needs a CLIENT_ID');
       const r = await call('POST', '/sandbox/v1/reset', { clientId: arg });
-      return show(r, json, () => `${r.clientId}: deleted ${Object.entries(r.deleted).map(([k, n]) => `${n} ${k}`).join(', ')}`);
+      return show(
+        r,
+        json,
+        () =>
+          `${r.clientId}: deleted ${Object.entries(r.deleted)
+            .map(([k, n]) => `${n} ${k}`)
+            .join(', ')}`,
+      );
     }
     throw new CliError(`unknown sandbox command "${sub ?? ''}" (see karibche --help)`);
   }
@@ -247,7 +286,9 @@ export async function main(argv: string[]): Promise<void> {
     const db = await openDatabase(config);
     try {
       const applied = await migrate(db);
-      return show({ applied }, json, () => (applied.length ? `applied ${applied.join(', ')}` : 'database is up to date'));
+      return show({ applied }, json, () =>
+        applied.length ? `applied ${applied.join(', ')}` : 'database is up to date',
+      );
     } finally {
       await db.close();
     }
@@ -256,6 +297,8 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err) => {
-  process.stderr.write(`karibche: ${err instanceof CliError || err?.name === 'MigrationHistoryError' || err?.code?.startsWith?.('ERR_PARSE_ARGS') ? err.message : err?.stack ?? err}\n`);
+  process.stderr.write(
+    `karibche: ${err instanceof CliError || err?.name === 'MigrationHistoryError' || err?.code?.startsWith?.('ERR_PARSE_ARGS') ? err.message : (err?.stack ?? err)}\n`,
+  );
   process.exit(1);
 });

@@ -9,13 +9,20 @@ type Entry = RequestLogPage['items'][number];
 /** The poll's own requests are logged too; they are not shown. */
 const isOwnPoll = (e: Entry) => e.method === 'GET' && /^\/v1\/[^/]+\/requests(\?|$)/.test(e.path);
 
-const line = (e: Entry) => `${e.time}  ${String(e.status)}  ${e.method.padEnd(6)} ${e.path}${e.systemCode ? `  ${e.systemCode}` : ''}  ${e.latencyMs} ms  ${e.requestId}`;
+const line = (e: Entry) =>
+  `${e.time}  ${String(e.status)}  ${e.method.padEnd(6)} ${e.path}${e.systemCode ? `  ${e.systemCode}` : ''}  ${e.latencyMs} ms  ${e.requestId}`;
 
 export async function logsTail(ctx: Context, [sub]: string[]): Promise<void> {
   if (sub !== 'tail') throw new CliError('karibche logs takes tail');
   const intervalMs = ctx.values.interval ? Number(ctx.values.interval) : 2_000;
-  if (!Number.isInteger(intervalMs) || intervalMs < 200) throw new CliError('--interval takes milliseconds, at least 200');
-  const fetchPage = () => ctx.client.request<RequestLogPage>({ method: 'GET', path: ctx.client.product('/requests'), query: { status: ctx.values.status, limit: ctx.values.limit ?? '50' } });
+  if (!Number.isInteger(intervalMs) || intervalMs < 200)
+    throw new CliError('--interval takes milliseconds, at least 200');
+  const fetchPage = () =>
+    ctx.client.request<RequestLogPage>({
+      method: 'GET',
+      path: ctx.client.product('/requests'),
+      query: { status: ctx.values.status, limit: ctx.values.limit ?? '50' },
+    });
   // Request ids already printed (bounded: the page is at most 100 entries long).
   let printed = new Set<string>();
   const print = (page: RequestLogPage) => {

@@ -33,18 +33,34 @@ function demoCredentials(env: NodeJS.ProcessEnv): Record<string, string> | null 
   }
 }
 
-function complete(source: string, c: Partial<MerchantCredentials>, names: [string, string, string]): MerchantCredentials {
+function complete(
+  source: string,
+  c: Partial<MerchantCredentials>,
+  names: [string, string, string],
+): MerchantCredentials {
   const missing = (['apiKey', 'clientId', 'clientSecret'] as const).flatMap((k, i) => (c[k] ? [] : [names[i]]));
-  if (missing.length) throw new CliError(`incomplete merchant credentials from ${source}: ${missing.join(', ')} missing`);
+  if (missing.length)
+    throw new CliError(`incomplete merchant credentials from ${source}: ${missing.join(', ')} missing`);
   return { apiKey: c.apiKey!, clientId: c.clientId!, clientSecret: c.clientSecret!, source };
 }
 
-export function loadMerchantCredentials(flags: CredentialFlags, env: NodeJS.ProcessEnv = process.env): MerchantCredentials {
+export function loadMerchantCredentials(
+  flags: CredentialFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): MerchantCredentials {
   if (flags['api-key'] || flags['client-id'] || flags['client-secret']) {
-    return complete('the flags', { apiKey: flags['api-key'], clientId: flags['client-id'], clientSecret: flags['client-secret'] }, ['--api-key', '--client-id', '--client-secret']);
+    return complete(
+      'the flags',
+      { apiKey: flags['api-key'], clientId: flags['client-id'], clientSecret: flags['client-secret'] },
+      ['--api-key', '--client-id', '--client-secret'],
+    );
   }
   if (env.KARIBCHE_API_KEY || env.KARIBCHE_CLIENT_ID || env.KARIBCHE_CLIENT_SECRET) {
-    return complete('the environment', { apiKey: env.KARIBCHE_API_KEY, clientId: env.KARIBCHE_CLIENT_ID, clientSecret: env.KARIBCHE_CLIENT_SECRET }, ['KARIBCHE_API_KEY', 'KARIBCHE_CLIENT_ID', 'KARIBCHE_CLIENT_SECRET']);
+    return complete(
+      'the environment',
+      { apiKey: env.KARIBCHE_API_KEY, clientId: env.KARIBCHE_CLIENT_ID, clientSecret: env.KARIBCHE_CLIENT_SECRET },
+      ['KARIBCHE_API_KEY', 'KARIBCHE_CLIENT_ID', 'KARIBCHE_CLIENT_SECRET'],
+    );
   }
   const demo = demoCredentials(env);
   if (demo) return complete(demoFile(env), demo, ['apiKey', 'clientId', 'clientSecret']);
@@ -56,6 +72,9 @@ export function loadMerchantCredentials(flags: CredentialFlags, env: NodeJS.Proc
 /** The merchant's callbackSecret (to sign forwarded callbacks): --callback-secret, KARIBCHE_CALLBACK_SECRET, the demo file. */
 export function loadCallbackSecret(flags: CredentialFlags, env: NodeJS.ProcessEnv = process.env): string {
   const secret = flags['callback-secret'] || env.KARIBCHE_CALLBACK_SECRET || demoCredentials(env)?.callbackSecret;
-  if (!secret) throw new CliError('no callback secret: pass --callback-secret or set KARIBCHE_CALLBACK_SECRET (the callbackSecret of the merchant’s credentials)');
+  if (!secret)
+    throw new CliError(
+      'no callback secret: pass --callback-secret or set KARIBCHE_CALLBACK_SECRET (the callbackSecret of the merchant’s credentials)',
+    );
   return secret;
 }

@@ -11,7 +11,13 @@ async function sandboxPost<T>(ctx: Context, path: string, body: unknown): Promis
   const token = findAdminToken();
   if (token) {
     try {
-      return await ctx.client.request<T>({ method: 'POST', path, body, auth: false, headers: { authorization: `Bearer ${token}` } });
+      return await ctx.client.request<T>({
+        method: 'POST',
+        path,
+        body,
+        auth: false,
+        headers: { authorization: `Bearer ${token}` },
+      });
     } catch (err) {
       if (!(err instanceof KaribcheError && err.status === 401)) throw err;
     }
@@ -24,8 +30,14 @@ export const simulate = (ctx: Context, payId: string, body: SimulateRequest) =>
 
 /** Moves the merchant's own sandbox clock (merchant credentials): other merchants' time stays. */
 export const advanceClock = (ctx: Context, seconds: number) =>
-  ctx.client.request<{ now: string; offsetSeconds: number; expired: number }>({ method: 'POST', path: '/sandbox/v1/clock', body: { advanceSeconds: seconds } });
+  ctx.client.request<{ now: string; offsetSeconds: number; expired: number }>({
+    method: 'POST',
+    path: '/sandbox/v1/clock',
+    body: { advanceSeconds: seconds },
+  });
 
 /** One line about a payment: id, status, amount, result. */
-export const paymentLine = (p: Pick<Payment, 'payId' | 'status' | 'amount' | 'currency'> & { resultCode?: string | null }) =>
+export const paymentLine = (
+  p: Pick<Payment, 'payId' | 'status' | 'amount' | 'currency'> & { resultCode?: string | null },
+) =>
   `${p.payId}  ${p.status.padEnd(27)} ${String(p.amount).padStart(9)} ${p.currency}${p.resultCode ? `  ${p.resultCode}` : ''}`;

@@ -56,9 +56,13 @@ export const SCENARIOS: Record<string, Step> = {
   expired: async (ctx, order) => {
     const payId = await created(ctx, { ...order, expirationMinutes: 1 });
     const clock = await advanceClock(ctx, 61);
-    ctx.progress(`clock     moved the sandbox clock forward 61 s to ${clock.now}: the merchant's own clock; other merchants' time does not move`);
+    ctx.progress(
+      `clock     moved the sandbox clock forward 61 s to ${clock.now}: the merchant's own clock; other merchants' time does not move`,
+    );
     // It stays moved (a sandbox clock never goes back): say so, and where to see it.
-    ctx.progress(`          this merchant's clock is now ${clock.offsetSeconds} s ahead of real time and stays so: karibche clock shows it`);
+    ctx.progress(
+      `          this merchant's clock is now ${clock.offsetSeconds} s ahead of real time and stays so: karibche clock shows it`,
+    );
     return expect(await ctx.client.payments.get(payId), 'Expired');
   },
 };

@@ -7,9 +7,26 @@ import { listPayments, MAX_PAGE, type PaymentQuery } from '../payments/search-pa
 import type { Db } from '../store/db.ts';
 
 const COLUMNS = [
-  'payId', 'createdAt', 'updatedAt', 'status', 'paymentMethod', 'currency', 'amount', 'confirmedAmount', 'returnedAmount',
-  'merchantPaymentId', 'transactionId', 'rrn', 'resultCode', 'paymentCardNumber', 'preAuth', 'initiator',
-  'splitIban', 'splitAmount', 'splitReturnedAmount', 'recId',
+  'payId',
+  'createdAt',
+  'updatedAt',
+  'status',
+  'paymentMethod',
+  'currency',
+  'amount',
+  'confirmedAmount',
+  'returnedAmount',
+  'merchantPaymentId',
+  'transactionId',
+  'rrn',
+  'resultCode',
+  'paymentCardNumber',
+  'preAuth',
+  'initiator',
+  'splitIban',
+  'splitAmount',
+  'splitReturnedAmount',
+  'recId',
 ] as const;
 
 /**
@@ -28,9 +45,26 @@ const line = (values: (string | number | boolean | null)[]) => `${values.map(csv
 
 function paymentLine(p: PaymentDetails): string {
   return line([
-    p.payId, p.createdAt, p.updatedAt, p.status, p.paymentMethod, p.currency, formatMinor(p.amount), formatMinor(p.confirmedAmount), formatMinor(p.returnedAmount),
-    p.merchantPaymentId, p.transactionId, p.rrn, p.resultCode, p.paymentCardNumber, p.preAuth, p.initiator,
-    p.split?.iban ?? null, p.split ? formatMinor(p.split.amount) : null, p.split ? formatMinor(p.split.returnedAmount) : null, p.recurringCard?.recId ?? null,
+    p.payId,
+    p.createdAt,
+    p.updatedAt,
+    p.status,
+    p.paymentMethod,
+    p.currency,
+    formatMinor(p.amount),
+    formatMinor(p.confirmedAmount),
+    formatMinor(p.returnedAmount),
+    p.merchantPaymentId,
+    p.transactionId,
+    p.rrn,
+    p.resultCode,
+    p.paymentCardNumber,
+    p.preAuth,
+    p.initiator,
+    p.split?.iban ?? null,
+    p.split ? formatMinor(p.split.amount) : null,
+    p.split ? formatMinor(p.split.returnedAmount) : null,
+    p.recurringCard?.recId ?? null,
   ]);
 }
 

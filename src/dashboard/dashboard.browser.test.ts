@@ -11,7 +11,15 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { BACKENDS } from '../testing/databases.ts';
 import { SCREENSHOTS, launchBrowser, listeningGateway, screenshot, runAxe } from '../testing/browser.ts';
 import { createDashboardUser, type DashboardLogin } from '../testing/dashboard.ts';
-import { EVERYTHING, MerchantClient, SPLIT_IBAN, accessToken, basicPayment, createPaid, type TestGateway } from '../testing/harness.ts';
+import {
+  EVERYTHING,
+  MerchantClient,
+  SPLIT_IBAN,
+  accessToken,
+  basicPayment,
+  createPaid,
+  type TestGateway,
+} from '../testing/harness.ts';
 import { Receiver } from '../testing/receiver.ts';
 
 const WIDTHS = [1280, 390] as const;
@@ -36,11 +44,19 @@ async function untranslated(page: Page, kept: string[]): Promise<string[]> {
     body.querySelectorAll('code, [lang="en"], .who').forEach((c) => c.remove());
     // Cells apart, as they are on screen: a payId and the description next to it are two words.
     body.querySelectorAll('td, th').forEach((c) => c.append(' '));
-    const attrs = [...document.querySelectorAll('*')].flatMap((el) => [...el.attributes].filter((a) => a.name === 'aria-label' || a.name === 'title' || a.name === 'placeholder').map((a) => a.value));
+    const attrs = [...document.querySelectorAll('*')].flatMap((el) =>
+      [...el.attributes]
+        .filter((a) => a.name === 'aria-label' || a.name === 'title' || a.name === 'placeholder')
+        .map((a) => a.value),
+    );
     return [document.title, body.textContent ?? '', ...attrs].join('\n');
   });
   // Addresses, emails, payIds and the ids of callbacks and keys (in labels such as "Revoke key kbk_…").
-  let rest = text.replace(/https?:\/\/\S+/g, ' ').replace(/\S+@\S+/g, ' ').replace(/\b[0-9a-f]{16,}\b/g, ' ').replace(/\b(evt|kbk|kbs|ak|whsec)_\S*/g, ' ');
+  let rest = text
+    .replace(/https?:\/\/\S+/g, ' ')
+    .replace(/\S+@\S+/g, ' ')
+    .replace(/\b[0-9a-f]{16,}\b/g, ' ')
+    .replace(/\b(evt|kbk|kbs|ak|whsec)_\S*/g, ' ');
   for (const k of [...kept].sort((a, b) => b.length - a.length)) rest = rest.split(k).join(' ');
   return rest.match(/[A-Za-z]{3,}/g) ?? [];
 }
@@ -58,8 +74,16 @@ for (const backend of BACKENDS) {
 
     before(async () => {
       await receiver.start();
-      ({ t, base } = await listeningGateway(backend, { KARIBCHE_AUTH_FAILURE_LIMIT: String(LIMIT), KARIBCHE_DASHBOARD_SIGN_INS_PER_MINUTE: '100000' }, { background: true }));
-      m = await MerchantClient.create(t, { ...EVERYTHING, name: 'Tbilisi Shoes', callbackUrlPrefixes: ['https://shop.example/callbacks', `http://127.0.0.1:${receiver.port}`] });
+      ({ t, base } = await listeningGateway(
+        backend,
+        { KARIBCHE_AUTH_FAILURE_LIMIT: String(LIMIT), KARIBCHE_DASHBOARD_SIGN_INS_PER_MINUTE: '100000' },
+        { background: true },
+      ));
+      m = await MerchantClient.create(t, {
+        ...EVERYTHING,
+        name: 'Tbilisi Shoes',
+        callbackUrlPrefixes: ['https://shop.example/callbacks', `http://127.0.0.1:${receiver.port}`],
+      });
       login = await createDashboardUser(t, m.credentials.clientId, 'owner@tbilisi-shoes.example');
       browser = await launchBrowser();
       context = await signedInContext(login);
@@ -88,7 +112,10 @@ for (const backend of BACKENDS) {
       await page.getByRole('button', { name: lang === 'en' ? 'Sign in' : 'შესვლა' }).click();
     }
 
-    async function signedInContext(who: DashboardLogin, opts: { javaScriptEnabled?: boolean; bypassCSP?: boolean } = {}): Promise<BrowserContext> {
+    async function signedInContext(
+      who: DashboardLogin,
+      opts: { javaScriptEnabled?: boolean; bypassCSP?: boolean } = {},
+    ): Promise<BrowserContext> {
       const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...opts });
       const page = await newPage(ctx);
       await signIn(page, who);
@@ -99,7 +126,10 @@ for (const backend of BACKENDS) {
 
     /** The payIds the list shows, in order. */
     const listed = (page: Page) => page.locator('table.payments a.id').allTextContents();
-    const apiList = async (query: string) => (await (await api()).get(`/v1/gateway/payments?limit=25&${query}`)).json().items.map((p: { payId: string }) => p.payId) as string[];
+    const apiList = async (query: string) =>
+      (await (await api()).get(`/v1/gateway/payments?limit=25&${query}`))
+        .json()
+        .items.map((p: { payId: string }) => p.payId) as string[];
 
     it('signs in with Email and Password; refuses a wrong password; locks the account after the limit', async () => {
       const victim = await createDashboardUser(t, m.credentials.clientId);
@@ -120,7 +150,10 @@ for (const backend of BACKENDS) {
         assert.equal(await page.locator('#password:focus').count(), 1, 'the password field has the focus');
       }
       await signIn(page, victim);
-      await page.getByRole('alert').filter({ hasText: /Too many failed sign-in attempts\. Try again in \d+ seconds\./ }).waitFor();
+      await page
+        .getByRole('alert')
+        .filter({ hasText: /Too many failed sign-in attempts\. Try again in \d+ seconds\./ })
+        .waitFor();
       // Another account from the same browser still signs in.
       await signIn(page, login);
       await page.getByRole('heading', { level: 1, name: 'Payments' }).waitFor();
@@ -133,9 +166,20 @@ for (const backend of BACKENDS) {
 
     it('lists payments with each filter as the API finds them, finds one by payId, and exports the list as CSV', async () => {
       const client = await api();
-      const paid = await createPaid(t, client, { merchantPaymentId: 'ui-paid', amount: { currency: 'GEL', total: '12.50' } });
-      const open = (await client.createPayment(basicPayment({ merchantPaymentId: 'ui-open', amount: { currency: 'USD', total: 75 } }))).json().payId as string;
-      const held = await createPaid(t, client, { preAuth: true, merchantPaymentId: 'ui-held', amount: { currency: 'EUR', total: 30 } });
+      const paid = await createPaid(t, client, {
+        merchantPaymentId: 'ui-paid',
+        amount: { currency: 'GEL', total: '12.50' },
+      });
+      const open = (
+        await client.createPayment(
+          basicPayment({ merchantPaymentId: 'ui-open', amount: { currency: 'USD', total: 75 } }),
+        )
+      ).json().payId as string;
+      const held = await createPaid(t, client, {
+        preAuth: true,
+        merchantPaymentId: 'ui-held',
+        amount: { currency: 'EUR', total: 30 },
+      });
       const page = await newPage(context);
       await page.goto(`${base}/dashboard/payments?lang=en`);
       const apply = () => page.getByRole('button', { name: 'Apply filters' }).click();
@@ -154,7 +198,11 @@ for (const backend of BACKENDS) {
         [(p) => p.getByLabel('Status').selectOption('Succeeded'), 'status=Succeeded', [paid]],
         [(p) => p.getByLabel('Method').selectOption('5'), 'method=5', [paid, held]],
         [(p) => p.getByLabel('Currency').selectOption('USD'), 'currency=USD', [open]],
-        [async (p) => (await p.getByLabel('Amount from').fill('30'), p.getByLabel('Amount to').fill('75')), 'minAmount=30&maxAmount=75', [open, held]],
+        [
+          async (p) => (await p.getByLabel('Amount from').fill('30'), p.getByLabel('Amount to').fill('75')),
+          'minAmount=30&maxAmount=75',
+          [open, held],
+        ],
         [(p) => p.getByLabel('Order id (merchantPaymentId)').fill('ui-held'), 'merchantPaymentId=ui-held', [held]],
       ];
       for (const [set, query, must] of filters) {
@@ -184,18 +232,36 @@ for (const backend of BACKENDS) {
       await page.getByLabel('Currency').selectOption('USD');
       await apply();
       await page.waitForURL(/currency=USD/);
-      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('link', { name: 'Export CSV' }).click(),
+      ]);
       assert.match(download.suggestedFilename(), /^payments-\d{4}-\d{2}-\d{2}\.csv$/);
-      const csv = fs.readFileSync((await download.path())!, 'utf8').trimEnd().split('\r\n');
+      const csv = fs
+        .readFileSync((await download.path())!, 'utf8')
+        .trimEnd()
+        .split('\r\n');
       assert.equal(csv[0]!.split(',')[0], 'payId');
-      assert.deepEqual(csv.slice(1).map((l) => l.split(',')[0]), await apiList('currency=USD'));
-      assert.ok(csv.some((l) => l.startsWith(`${open},`) && l.includes(',USD,75.00,0.00,0.00,ui-open,')), csv.join('\n'));
+      assert.deepEqual(
+        csv.slice(1).map((l) => l.split(',')[0]),
+        await apiList('currency=USD'),
+      );
+      assert.ok(
+        csv.some((l) => l.startsWith(`${open},`) && l.includes(',USD,75.00,0.00,0.00,ui-open,')),
+        csv.join('\n'),
+      );
       await page.close();
     });
 
     it('refunds a split payment from the dashboard with a confirmation step; the API sees it; the page shows the split share, timeline, operations and every callback attempt', async () => {
       const client = await api();
-      const payId = await createPaid(t, client, { amount: { currency: 'GEL', total: 100 }, extra: SPLIT_IBAN, extra2: '30', merchantPaymentId: 'ui-split', callbackUrl: receiver.url });
+      const payId = await createPaid(t, client, {
+        amount: { currency: 'GEL', total: 100 },
+        extra: SPLIT_IBAN,
+        extra2: '30',
+        merchantPaymentId: 'ui-split',
+        callbackUrl: receiver.url,
+      });
       const page = await newPage(context);
       await page.goto(`${base}/dashboard/payments/${payId}?lang=en`);
       await page.getByRole('button', { name: 'Refund' }).click();
@@ -222,10 +288,22 @@ for (const backend of BACKENDS) {
       assert.equal(await page.locator('.delivery-delivered').count(), 2);
       const splitShare = page.getByRole('region', { name: 'Split share' });
       await splitShare.getByText(SPLIT_IBAN).waitFor();
-      assert.match((await splitShare.innerText()).replace(/\s+/g, ' '), /Split amount 30\.00 GEL Returned from the split account 10\.00 GEL/);
+      assert.match(
+        (await splitShare.innerText()).replace(/\s+/g, ' '),
+        /Split amount 30\.00 GEL Returned from the split account 10\.00 GEL/,
+      );
       const ops = page.getByRole('region', { name: 'Refunds, voids and completions' });
-      assert.match((await ops.locator('tbody tr').innerText()).replace(/\s+/g, ' '), /Refund 40\.00 GEL 10\.00 GEL Done/);
-      assert.deepEqual(await page.locator('.timeline .badge').allTextContents(), ['Created', 'Processing', 'Succeeded', 'Cancellation in progress', 'Partly returned']);
+      assert.match(
+        (await ops.locator('tbody tr').innerText()).replace(/\s+/g, ' '),
+        /Refund 40\.00 GEL 10\.00 GEL Done/,
+      );
+      assert.deepEqual(await page.locator('.timeline .badge').allTextContents(), [
+        'Created',
+        'Processing',
+        'Succeeded',
+        'Cancellation in progress',
+        'Partly returned',
+      ]);
       assert.equal(await page.locator('.delivery table tbody tr').count(), 2, 'one attempt each');
       assert.deepEqual(await page.locator('.delivery td[data-label="HTTP status"]').allTextContents(), ['200', '200']);
       await page.close();
@@ -258,7 +336,10 @@ for (const backend of BACKENDS) {
     it('registers a callback address that the API then accepts', async () => {
       const client = await api();
       const url = 'https://hooks.tbilisi-shoes.example/karibche/payments';
-      assert.equal((await client.createPayment(basicPayment({ callbackUrl: url }))).json().systemCode, 'create-payment.400.016');
+      assert.equal(
+        (await client.createPayment(basicPayment({ callbackUrl: url }))).json().systemCode,
+        'create-payment.400.016',
+      );
       const page = await newPage(context);
       await page.goto(`${base}/dashboard/callbacks?lang=en`);
       await page.getByLabel('New address').fill('https://hooks.tbilisi-shoes.example/karibche');
@@ -269,7 +350,10 @@ for (const backend of BACKENDS) {
       // An address the rules refuse: the page says why, in the API's words.
       await page.getByLabel('New address').fill('ftp://hooks.tbilisi-shoes.example/');
       await page.getByRole('button', { name: 'Add address' }).click();
-      await page.getByRole('alert').filter({ hasText: 'must be an absolute http(s) URL without user name or password' }).waitFor();
+      await page
+        .getByRole('alert')
+        .filter({ hasText: 'must be an absolute http(s) URL without user name or password' })
+        .waitFor();
       await page.close();
     });
 
@@ -279,7 +363,11 @@ for (const backend of BACKENDS) {
       await page.getByRole('button', { name: 'Create API key' }).click();
       await page.getByText('New API key — shown only now, copy it:').waitFor();
       const key = (await page.locator('code.once').textContent())!;
-      const withKey = new MerchantClient(t.app, { ...m.credentials, apiKey: key }, await accessToken(t.app, { ...m.credentials, apiKey: key }));
+      const withKey = new MerchantClient(
+        t.app,
+        { ...m.credentials, apiKey: key },
+        await accessToken(t.app, { ...m.credentials, apiKey: key }),
+      );
       assert.equal((await withKey.get('/v1/gateway/api-keys')).statusCode, 200);
       await page.getByRole('button', { name: `Revoke key ${key.slice(0, 10)}…` }).click();
       await page.getByText(`Calls with key ${key.slice(0, 10)}… will be refused (401) at once`).waitFor();
@@ -313,7 +401,10 @@ for (const backend of BACKENDS) {
       await page.getByRole('button', { name: 'Redeliver every callback that had no address' }).click();
       await page.getByRole('status').filter({ hasText: '1 callbacks are due again now.' }).waitFor();
       await receiver.waitFor(before + 3, 20_000);
-      assert.deepEqual(new Set(receiver.received.slice(before).map((r) => JSON.parse(r.body).PaymentId)), new Set(payIds));
+      assert.deepEqual(
+        new Set(receiver.received.slice(before).map((r) => JSON.parse(r.body).PaymentId)),
+        new Set(payIds),
+      );
       for (const end = Date.now() + 15_000; Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
         await page.goto(`${base}/dashboard/callbacks`);
         if ((await page.getByRole('checkbox').count()) === 0) break;
@@ -324,7 +415,10 @@ for (const backend of BACKENDS) {
 
     it('shows the request log with its bodies, filtered by status', async () => {
       const client = await api();
-      const bad = await client.createPayment({ amount: { currency: 'GEL', total: 0 }, returnurl: 'https://shop.example/r' });
+      const bad = await client.createPayment({
+        amount: { currency: 'GEL', total: 0 },
+        returnurl: 'https://shop.example/r',
+      });
       assert.equal(bad.statusCode, 400);
       await t.app.requestLog.flush();
       const page = await newPage(context);
@@ -334,7 +428,10 @@ for (const backend of BACKENDS) {
         if (await page.getByText(bad.headers['x-request-id'] as string).count()) break;
       }
       const row = page.locator('tr', { hasText: bad.headers['x-request-id'] as string });
-      assert.match((await row.innerText()).replace(/\s+/g, ' '), /POST \/v1\/gateway\/payments 400 create-payment\.400\.010 \d+ ms/);
+      assert.match(
+        (await row.innerText()).replace(/\s+/g, ' '),
+        /POST \/v1\/gateway\/payments 400 create-payment\.400\.010 \d+ ms/,
+      );
       await row.getByText('Bodies').click();
       await row.getByText('Request body').waitFor();
       await page.getByLabel('Status (e.g. 400 or 4xx)').fill('4xx');
@@ -349,8 +446,14 @@ for (const backend of BACKENDS) {
       // A shop that does not use callbacks: no address, no default URL.
       const shop = await MerchantClient.create(t, { ...EVERYTHING, name: 'Batumi Tea', callbackUrlPrefixes: [] });
       const who = await createDashboardUser(t, shop.credentials.clientId);
-      const declined = (await shop.createPayment(basicPayment({ description: 'Two kilos of Guria black tea' }))).json().payId;
-      assert.equal((await t.admin('POST', `/sandbox/v1/payments/${declined}/simulate`, { method: 5, card: '4000000000000002' })).json().status, 'Created');
+      const declined = (await shop.createPayment(basicPayment({ description: 'Two kilos of Guria black tea' }))).json()
+        .payId;
+      assert.equal(
+        (
+          await t.admin('POST', `/sandbox/v1/payments/${declined}/simulate`, { method: 5, card: '4000000000000002' })
+        ).json().status,
+        'Created',
+      );
       const paid = await createPaid(t, shop, basicPayment({ description: 'A tin of green tea' }));
       const ctx = await signedInContext(who);
       const page = await newPage(ctx);
@@ -360,7 +463,10 @@ for (const backend of BACKENDS) {
       const declinedRow = (await page.locator('tr', { hasText: declined }).innerText()).replace(/\s+/g, ' ');
       assert.match(declinedRow, /Two kilos of Guria black tea .*Declined, can retry attempts: 1/);
       assert.doesNotMatch(declinedRow, /Created/);
-      assert.match((await page.locator('tr', { hasText: paid }).innerText()).replace(/\s+/g, ' '), /A tin of green tea .*Succeeded/);
+      assert.match(
+        (await page.locator('tr', { hasText: paid }).innerText()).replace(/\s+/g, ' '),
+        /A tin of green tea .*Succeeded/,
+      );
       for (const width of WIDTHS) {
         await page.setViewportSize({ width, height: 900 });
         await screenshot(page, `dashboard-first-hour-payments-${width}`);
@@ -370,11 +476,17 @@ for (const backend of BACKENDS) {
       await page.setViewportSize({ width: 1280, height: 900 });
       await page.goto(`${base}/dashboard/payments/${paid}?lang=en`);
       const callbacks = (await page.locator('section[aria-labelledby="callbacks-h"]').innerText()).replace(/\s+/g, ' ');
-      assert.match(callbacks, /Delivery No callback address .*Nothing is sent: the payment has no callback URL and the shop no default callback URL/);
+      assert.match(
+        callbacks,
+        /Delivery No callback address .*Nothing is sent: the payment has no callback URL and the shop no default callback URL/,
+      );
       assert.doesNotMatch(callbacks, /Undeliverable|Not attempted yet/);
       await screenshot(page, 'dashboard-first-hour-no-address-1280');
       await page.goto(`${base}/dashboard/payments/${declined}?lang=en`);
-      assert.match((await page.locator('section.overview').innerText()).replace(/\s+/g, ' '), /Declined, can retry attempts: 1/);
+      assert.match(
+        (await page.locator('section.overview').innerText()).replace(/\s+/g, ' '),
+        /Declined, can retry attempts: 1/,
+      );
 
       // The request log: a long path wraps at a / (or ? &), never inside a segment that fits on a line.
       const client = await api(shop);
@@ -414,16 +526,28 @@ for (const backend of BACKENDS) {
               probe.style.cssText = 'position:absolute;visibility:hidden;white-space:nowrap;font:inherit';
               probe.textContent = seg;
               code.appendChild(probe);
-              found.push({ path: text, at: i, ch: chars[i]!.ch, prev: chars[i - 1]!.ch, segmentFits: probe.getBoundingClientRect().width <= width });
+              found.push({
+                path: text,
+                at: i,
+                ch: chars[i]!.ch,
+                prev: chars[i - 1]!.ch,
+                segmentFits: probe.getBoundingClientRect().width <= width,
+              });
               probe.remove();
             }
             return [{ path: text, lines, found }];
           }),
         );
         // A break before a separator (the <wbr>) or right after one (the browser's own, after ? or &) is at a boundary.
-        const midWord = breaks.flatMap((b) => b.found).filter((f) => !'/?&'.includes(f.ch) && !'/?&'.includes(f.prev) && f.segmentFits);
+        const midWord = breaks
+          .flatMap((b) => b.found)
+          .filter((f) => !'/?&'.includes(f.ch) && !'/?&'.includes(f.prev) && f.segmentFits);
         assert.deepEqual(midWord, [], `${width} px: a path broke inside a segment that fits on a line`);
-        if (width === 390) assert.ok(breaks.some((b) => b.lines > 1), '390 px: some path wraps (so the check above saw a break)');
+        if (width === 390)
+          assert.ok(
+            breaks.some((b) => b.lines > 1),
+            '390 px: some path wraps (so the check above saw a break)',
+          );
       }
       await ctx.close();
     });
@@ -440,7 +564,11 @@ for (const backend of BACKENDS) {
       await page.keyboard.press('Enter');
       await page.getByRole('heading', { level: 1, name: 'Payments' }).waitFor();
       await page.keyboard.press('Tab');
-      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content', 'the first stop skips the header');
+      assert.equal(
+        await page.evaluate(() => document.activeElement?.textContent),
+        'Skip to content',
+        'the first stop skips the header',
+      );
       let tabs = 0;
       while ((await page.evaluate(() => document.activeElement?.textContent)) !== 'Callbacks') {
         await page.keyboard.press('Tab');
@@ -474,8 +602,19 @@ for (const backend of BACKENDS) {
     if (backend === BACKENDS[0]) {
       it('every page in both languages: one h1, Georgian throughout, no axe violation; screenshots at 1280 and 390 px', async () => {
         const client = await api();
-        const split = await createPaid(t, client, { amount: { currency: 'GEL', total: 100 }, extra: SPLIT_IBAN, extra2: '30', merchantPaymentId: 'tour-1001', description: 'Winter boots', callbackUrl: receiver.url });
-        assert.equal((await client.post(`/v1/gateway/payments/${split}/cancel`, { amount: 40, extra: SPLIT_IBAN, extra2: 10 })).statusCode, 200);
+        const split = await createPaid(t, client, {
+          amount: { currency: 'GEL', total: 100 },
+          extra: SPLIT_IBAN,
+          extra2: '30',
+          merchantPaymentId: 'tour-1001',
+          description: 'Winter boots',
+          callbackUrl: receiver.url,
+        });
+        assert.equal(
+          (await client.post(`/v1/gateway/payments/${split}/cancel`, { amount: 40, extra: SPLIT_IBAN, extra2: 10 }))
+            .statusCode,
+          200,
+        );
         const paid = await createPaid(t, client, { amount: { currency: 'GEL', total: 25 } });
         const held = await createPaid(t, client, { preAuth: true, amount: { currency: 'USD', total: 60 } });
         await client.createPayment({ amount: { currency: 'GEL', total: -1 }, returnurl: 'https://shop.example/r' });
@@ -490,42 +629,84 @@ for (const backend of BACKENDS) {
           await page.goto(`${base}${url}${url.includes('?') ? '&' : '?'}lang=${lang}`);
         };
         /** A page reached by a form: open `url`, `act` on it, wait for `shown`. */
-        const via = (url: string, act: (page: Page, lang: Lang) => Promise<unknown>, shown: string) => async (page: Page, lang: Lang) => {
-          await go(url)(page, lang);
-          await act(page, lang);
-          await page.locator(shown).first().waitFor();
-        };
-        const fillAndSend = (fields: Record<string, string | (() => string)>, clicks = 1) => async (page: Page) => {
-          for (const [id, value] of Object.entries(fields)) await page.locator(`#${id}`).fill(typeof value === 'function' ? value() : value);
-          for (let i = 0; i < clicks; i++) await page.locator('button.primary').click();
-        };
-        const press = (en: string, ka: string) => (page: Page, lang: Lang) => page.getByRole('button', { name: lang === 'en' ? en : ka }).click();
+        const via =
+          (url: string, act: (page: Page, lang: Lang) => Promise<unknown>, shown: string) =>
+          async (page: Page, lang: Lang) => {
+            await go(url)(page, lang);
+            await act(page, lang);
+            await page.locator(shown).first().waitFor();
+          };
+        const fillAndSend =
+          (fields: Record<string, string | (() => string)>, clicks = 1) =>
+          async (page: Page) => {
+            for (const [id, value] of Object.entries(fields))
+              await page.locator(`#${id}`).fill(typeof value === 'function' ? value() : value);
+            for (let i = 0; i < clicks; i++) await page.locator('button.primary').click();
+          };
+        const press = (en: string, ka: string) => (page: Page, lang: Lang) =>
+          page.getByRole('button', { name: lang === 'en' ? en : ka }).click();
         const states: State[] = [
           { name: 'sign-in', signedOut: true, open: go('/dashboard/sign-in') },
-          { name: 'sign-in-refused', signedOut: true, open: via('/dashboard/sign-in', fillAndSend({ email: () => `stranger${++strangers}@tbilisi-shoes.example`, password: 'not the password' }), '[role=alert]') },
+          {
+            name: 'sign-in-refused',
+            signedOut: true,
+            open: via(
+              '/dashboard/sign-in',
+              fillAndSend({
+                email: () => `stranger${++strangers}@tbilisi-shoes.example`,
+                password: 'not the password',
+              }),
+              '[role=alert]',
+            ),
+          },
           { name: 'payments', open: go('/dashboard/payments') },
           { name: 'payments-refused-filter', open: go('/dashboard/payments?minAmount=1.234') },
           { name: 'payment-refunded-split', open: go(`/dashboard/payments/${split}`) },
           { name: 'refund', open: go(`/dashboard/payments/${paid}/refund`) },
-          { name: 'refund-confirm', open: via(`/dashboard/payments/${paid}/refund`, fillAndSend({ amount: '5' }), '.confirm') },
+          {
+            name: 'refund-confirm',
+            open: via(`/dashboard/payments/${paid}/refund`, fillAndSend({ amount: '5' }), '.confirm'),
+          },
           // Past the confirmation (999 passes the form's shape check; the refund's rules refuse it).
-          { name: 'refund-refused', open: via(`/dashboard/payments/${paid}/refund`, fillAndSend({ amount: '999' }, 2), '.problem') },
+          {
+            name: 'refund-refused',
+            open: via(`/dashboard/payments/${paid}/refund`, fillAndSend({ amount: '999' }, 2), '.problem'),
+          },
           { name: 'complete', open: go(`/dashboard/payments/${held}/complete`) },
           { name: 'callbacks', open: go('/dashboard/callbacks') },
-          { name: 'signing-secret-confirm', open: via('/dashboard/callbacks', press('Rotate signing secret', 'ხელმოწერის გასაღების შეცვლა'), '.confirm') },
+          {
+            name: 'signing-secret-confirm',
+            open: via(
+              '/dashboard/callbacks',
+              press('Rotate signing secret', 'ხელმოწერის გასაღების შეცვლა'),
+              '.confirm',
+            ),
+          },
           { name: 'developers', open: go('/dashboard/developers') },
           {
             name: 'developers-new-key',
             open: async (page, lang) => {
-              await via('/dashboard/developers', press('Create API key', 'API გასაღების შექმნა'), 'code.once')(page, lang);
+              await via(
+                '/dashboard/developers',
+                press('Create API key', 'API გასაღების შექმნა'),
+                'code.once',
+              )(page, lang);
               // Keep the merchant under its limit of active keys: revoke it again behind the page's back.
-              const { rows } = await t.gw.services.db.query<{ key_hash: string }>('SELECT key_hash FROM api_keys WHERE client_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1', [m.credentials.clientId]);
-              await t.gw.services.db.query('UPDATE api_keys SET revoked_at = now() WHERE key_hash = $1', [rows[0]!.key_hash]);
+              const { rows } = await t.gw.services.db.query<{ key_hash: string }>(
+                'SELECT key_hash FROM api_keys WHERE client_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1',
+                [m.credentials.clientId],
+              );
+              await t.gw.services.db.query('UPDATE api_keys SET revoked_at = now() WHERE key_hash = $1', [
+                rows[0]!.key_hash,
+              ]);
             },
           },
           { name: 'request-log', open: go('/dashboard/developers/requests') },
           { name: 'settings', open: go('/dashboard/settings') },
-          { name: 'settings-refused', open: via('/dashboard/settings', fillAndSend({ brandColor: 'blue' }), '.problem') },
+          {
+            name: 'settings-refused',
+            open: via('/dashboard/settings', fillAndSend({ brandColor: 'blue' }), '.problem'),
+          },
           { name: 'not-found', open: go('/dashboard/no-such-page') },
           {
             name: 'form-expired',
@@ -535,7 +716,9 @@ for (const backend of BACKENDS) {
                 Promise.all([
                   page.waitForURL(/api-keys$/),
                   page.evaluate(() => {
-                    const form = document.querySelector<HTMLFormElement>('form[action="/dashboard/developers/api-keys"]')!;
+                    const form = document.querySelector<HTMLFormElement>(
+                      'form[action="/dashboard/developers/api-keys"]',
+                    )!;
                     form.querySelector<HTMLInputElement>('input[name=csrf]')!.value = 'forged';
                     form.submit();
                   }),
@@ -544,7 +727,41 @@ for (const backend of BACKENDS) {
             ),
           },
         ];
-        const kept = ['Tbilisi Shoes', 'Karibche', 'English', 'GEL', 'USD', 'EUR', 'Apple Pay', 'Google Pay', 'QR', 'CSV', 'IBAN', 'RRN', 'HTTP', 'API', 'URL', 'payId', 'merchantPaymentId', 'extra2', 'extra', 'recId', 'callbackUrl', 'X-Callback-Signature', 'Standard Webhooks', '{"PaymentId":"test_…"}', 'data:image', 'data:', 'PNG, SVG, JPEG, GIF', 'WebP', '#RRGGBB', 'demo-merchant.json', 'Winter boots', 'KA', 'EN'];
+        const kept = [
+          'Tbilisi Shoes',
+          'Karibche',
+          'English',
+          'GEL',
+          'USD',
+          'EUR',
+          'Apple Pay',
+          'Google Pay',
+          'QR',
+          'CSV',
+          'IBAN',
+          'RRN',
+          'HTTP',
+          'API',
+          'URL',
+          'payId',
+          'merchantPaymentId',
+          'extra2',
+          'extra',
+          'recId',
+          'callbackUrl',
+          'X-Callback-Signature',
+          'Standard Webhooks',
+          '{"PaymentId":"test_…"}',
+          'data:image',
+          'data:',
+          'PNG, SVG, JPEG, GIF',
+          'WebP',
+          '#RRGGBB',
+          'demo-merchant.json',
+          'Winter boots',
+          'KA',
+          'EN',
+        ];
         const contexts: Record<string, BrowserContext> = {
           in: await signedInContext(login),
           out: await browser.newContext({ viewport: { width: 1280, height: 900 } }),
@@ -569,7 +786,9 @@ for (const backend of BACKENDS) {
             if (lang === 'en') englishWords += words.length;
             for (const width of WIDTHS) {
               await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-              const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+              const overflow = await page.evaluate(
+                () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+              );
               assert.ok(overflow <= 0, `${name} @${width}: the page is ${overflow} px wider than the screen`);
               await screenshot(page, `dashboard-${name}-${width}`);
               shots++;
@@ -586,7 +805,9 @@ for (const backend of BACKENDS) {
           }
         }
         for (const c of Object.values(contexts)) await c.close();
-        console.log(`[dashboard tour] ${states.length} pages × 2 languages: ${axeRuns} axe runs (${axeChecks} passed rules), ${shots} screenshots in ${SCREENSHOTS}`);
+        console.log(
+          `[dashboard tour] ${states.length} pages × 2 languages: ${axeRuns} axe runs (${axeChecks} passed rules), ${shots} screenshots in ${SCREENSHOTS}`,
+        );
         assert.deepEqual(findings, [], 'axe: no violation of any impact');
         assert.deepEqual(notGeorgian, [], 'no English left on Georgian pages');
         assert.ok(englishWords > 300, `the same check finds ${englishWords} English words on the English pages`);

@@ -66,7 +66,8 @@ export function startPage(d: Dashboard) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const lang = languageOf(request);
     const asked = (request.query as Record<string, unknown> | undefined)?.lang;
-    if (asked === lang && request.cookies[LANG_COOKIE] !== lang) reply.setCookie(LANG_COOKIE, lang, { ...d.cookie, maxAge: 365 * 86_400 });
+    if (asked === lang && request.cookies[LANG_COOKIE] !== lang)
+      reply.setCookie(LANG_COOKIE, lang, { ...d.cookie, maxAge: 365 * 86_400 });
     request.dashboard = { t: texts(lang), account: null, session: null };
     reply.header('Content-Security-Policy', d.csp).header('Cache-Control', 'no-store');
   };
@@ -103,7 +104,8 @@ export function requireSession(d: Dashboard) {
 /** preHandler of every form of a signed-in page: the session's CSRF token must come with it. */
 export async function checkCsrf(request: FastifyRequest): Promise<void> {
   const account = request.dashboard?.account;
-  if (!account || !tokenMatches(account.csrf, (request.body as { csrf?: unknown } | undefined)?.csrf)) throw gatewayError(ERRORS.csrfFailed);
+  if (!account || !tokenMatches(account.csrf, (request.body as { csrf?: unknown } | undefined)?.csrf))
+    throw gatewayError(ERRORS.csrfFailed);
 }
 
 /** The signed-in account of a page behind requireSession. */
@@ -114,10 +116,17 @@ export function viewOf(d: Dashboard, request: FastifyRequest, home?: string): Vi
   const t = request.dashboard?.t ?? texts(languageOf(request));
   const address = request.method === 'GET' || !home ? request.url : home;
   const languages = languageLinks(t.lang, (lang) => addressIn(address, lang, ['notice']));
-  return { t, account: request.dashboard?.account ?? null, sandbox: d.s.config.mode === 'sandbox', timeZone: d.s.config.timeZone, languages };
+  return {
+    t,
+    account: request.dashboard?.account ?? null,
+    sandbox: d.s.config.mode === 'sandbox',
+    timeZone: d.s.config.timeZone,
+    languages,
+  };
 }
 
-export const sendPage = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
+export const sendPage = (reply: FastifyReply, body: string, status = 200) =>
+  reply.code(status).type('text/html; charset=utf-8').send(body);
 
 /** A refusal of the domain in the API's words, with the systemCode of the API operation that refuses it. */
 export function problemOf(d: Dashboard, op: Operation, err: GatewayError, requestId?: string): Problem {
@@ -142,7 +151,10 @@ export async function orRefusal<R>(fn: () => Promise<R>, onRefusal: (err: Gatewa
 }
 
 /** The dashboard's words for a catalogue error: a page of its own, or null for the API's words (problemBox). */
-function wording({ error, origin }: CatalogueError): { title: keyof Texts; text: keyof Texts; withRequestId?: true } | null {
+function wording({
+  error,
+  origin,
+}: CatalogueError): { title: keyof Texts; text: keyof Texts; withRequestId?: true } | null {
   if (origin === 'request') return { title: 'problemTitle', text: 'badRequest' };
   if (error.def === ERRORS.csrfFailed) return { title: 'problemTitle', text: 'formExpired' };
   if (error.def === ERRORS.tooManyRequests) return { title: 'problemTitle', text: 'tooMany' };
@@ -158,8 +170,16 @@ function errorPage(d: Dashboard, shown: CatalogueError, request: FastifyRequest)
   const v = viewOf(d, request, '/dashboard/payments');
   const back = v.account && request.method !== 'GET' ? '/dashboard/payments' : undefined;
   const w = wording(shown);
-  if (!w) return messagePage(v, v.t.problemTitle, problemBox(v, v.t.problemTitle, problemOf(d, 'dashboard', shown.error)), back);
-  const body = w.withRequestId ? html`<p>${v.t[w.text]}</p><p>${v.t.requestId}: <code>${String(request.id)}</code></p>` : html`<p>${v.t[w.text]}</p>`;
+  if (!w)
+    return messagePage(
+      v,
+      v.t.problemTitle,
+      problemBox(v, v.t.problemTitle, problemOf(d, 'dashboard', shown.error)),
+      back,
+    );
+  const body = w.withRequestId
+    ? html`<p>${v.t[w.text]}</p><p>${v.t.requestId}: <code>${String(request.id)}</code></p>`
+    : html`<p>${v.t[w.text]}</p>`;
   return messagePage(v, v.t[w.title], body, back);
 }
 
@@ -169,7 +189,12 @@ function errorPage(d: Dashboard, shown: CatalogueError, request: FastifyRequest)
  * form, too many attempts) keeps its 4xx status; a database outage or a conflict PostgreSQL rolled
  * back is a 503; anything else a 500 (logged, as conflicts are).
  */
-export function sendDashboardError(d: Dashboard, error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function sendDashboardError(
+  d: Dashboard,
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
   return sendErrorPage({ csp: d.csp, page: (shown, r) => errorPage(d, shown, r) }, error, request, reply);
 }
 

@@ -158,7 +158,8 @@ const en = {
   noCallbacks: 'No callback yet: one is sent when the payment reaches a final status.',
   noAttempts: 'Not attempted yet.',
   sendingNow: 'Attempt {n} is being sent now; its answer appears here when it is in.',
-  noAddress: 'Nothing is sent: the payment has no callback URL and the shop no default callback URL. Set one on the Callbacks page and redeliver to have it sent.',
+  noAddress:
+    'Nothing is sent: the payment has no callback URL and the shop no default callback URL. Set one on the Callbacks page and redeliver to have it sent.',
   declinedCanRetry: 'Declined, can retry',
   attemptsSoFar: 'attempts: {n}',
   redeliver: 'Redeliver',
@@ -206,7 +207,8 @@ const en = {
   defaultUrlHint: 'Used when a payment names no callbackUrl. Must be under a registered address; leave empty for none.',
   save: 'Save',
   addresses: 'Registered callback addresses',
-  addressesLead: 'Callbacks go only to URLs under these addresses (same scheme, host and port; a path at or below the address’s). A port may be * for any port.',
+  addressesLead:
+    'Callbacks go only to URLs under these addresses (same scheme, host and port; a path at or below the address’s). A port may be * for any port.',
   noAddresses: 'No address registered: no callback can be sent.',
   newAddress: 'New address',
   addAddress: 'Add address',
@@ -216,7 +218,8 @@ const en = {
   addressRemoved: 'The address was removed.',
   defaultSaved: 'The default callback URL was saved.',
   problemsTitle: 'Failed callbacks, and callbacks with no address',
-  problemsLead: 'Failed: not accepted within 3 days of retries, a problem to fix. No callback address: the payment had no callback URL and the shop no default one, so nothing was sent; no problem if you do not use callbacks. Set a default URL and redeliver them to have them sent.',
+  problemsLead:
+    'Failed: not accepted within 3 days of retries, a problem to fix. No callback address: the payment had no callback URL and the shop no default one, so nothing was sent; no problem if you do not use callbacks. Set a default URL and redeliver them to have them sent.',
   problemsCaption: 'Callbacks that did not arrive, newest first',
   state: 'State',
   anyState: 'Failed, and no callback address',
@@ -239,9 +242,11 @@ const en = {
   testAnswered: 'The test callback to {url} was answered with HTTP {status} in {ms} ms.',
   testFailed: 'The test callback to {url} did not arrive: {error}',
   secretTitle: 'Signing secret',
-  secretLead: 'Every callback is signed with this secret (X-Callback-Signature and Standard Webhooks headers). After a rotation the previous secret keeps signing too for 24 hours.',
+  secretLead:
+    'Every callback is signed with this secret (X-Callback-Signature and Standard Webhooks headers). After a rotation the previous secret keeps signing too for 24 hours.',
   rotateSigningSecret: 'Rotate signing secret',
-  rotateSigningLead: 'A new signing secret is made and shown once. The current one keeps signing next to it for 24 hours.',
+  rotateSigningLead:
+    'A new signing secret is made and shown once. The current one keeps signing next to it for 24 hours.',
   newSigningSecret: 'New signing secret — shown only now, copy it:',
 
   // Developers
@@ -259,11 +264,13 @@ const en = {
   keyCreated: 'New API key — shown only now, copy it:',
   keyRevoked: 'The key was revoked.',
   clientSecret: 'Client secret',
-  clientSecretLead: 'Used with the client id to get access tokens. Rotating it makes every token issued before stop working at once.',
+  clientSecretLead:
+    'Used with the client id to get access tokens. Rotating it makes every token issued before stop working at once.',
   rotateClientSecret: 'Rotate client secret',
   newClientSecret: 'New client secret — shown only now, copy it:',
   requestLogTitle: 'Request log',
-  requestLogLead: 'The latest requests to the merchant API with your credentials (bodies with secrets and card data removed).',
+  requestLogLead:
+    'The latest requests to the merchant API with your credentials (bodies with secrets and card data removed).',
   statusFilter: 'Status (e.g. 400 or 4xx)',
   requestsCaption: 'Requests, newest first',
   path: 'Path',
@@ -321,7 +328,8 @@ const ka: Texts = {
   tooManyAttempts: 'შესვლის ძალიან ბევრი წარუმატებელი მცდელობა. სცადეთ {seconds} წამში.',
   signedOut: 'თქვენ გამოხვედით სისტემიდან.',
   sessionEnded: 'სესია დასრულდა. შედით ხელახლა.',
-  sandboxUser: 'სატესტო გარემო: სადემონსტრაციო მაღაზიის მომხმარებელი ჩაწერილია მონაცემთა საქაღალდის ფაილში demo-merchant.json.',
+  sandboxUser:
+    'სატესტო გარემო: სადემონსტრაციო მაღაზიის მომხმარებელი ჩაწერილია მონაცემთა საქაღალდის ფაილში demo-merchant.json.',
 
   errorTitle: 'დაფიქსირდა შეცდომა',
   problemTitle: 'მოქმედება ვერ შესრულდა',
@@ -447,7 +455,8 @@ const ka: Texts = {
   noCallbacks: 'შეტყობინება ჯერ არ არის: ის იგზავნება, როცა გადახდა საბოლოო სტატუსს მიაღწევს.',
   noAttempts: 'ჯერ არ გაგზავნილა.',
   sendingNow: 'მცდელობა {n} ახლა იგზავნება; პასუხი აქ გამოჩნდება, როცა მოვა.',
-  noAddress: 'არაფერი იგზავნება: გადახდას არ აქვს callback URL, მაღაზიას კი — ნაგულისხმევი. მიუთითეთ ის „შეტყობინებების“ გვერდზე და ხელახლა გაგზავნეთ.',
+  noAddress:
+    'არაფერი იგზავნება: გადახდას არ აქვს callback URL, მაღაზიას კი — ნაგულისხმევი. მიუთითეთ ის „შეტყობინებების“ გვერდზე და ხელახლა გაგზავნეთ.',
   declinedCanRetry: 'უარყოფილია, შეიძლება ხელახლა ცდა',
   attemptsSoFar: 'მცდელობები: {n}',
   redeliver: 'ხელახლა გაგზავნა',
@@ -490,10 +499,12 @@ const ka: Texts = {
   callbacksPageTitle: 'შეტყობინებები',
   whereTitle: 'სად იგზავნება შეტყობინებები',
   defaultUrl: 'შეტყობინების ძირითადი მისამართი',
-  defaultUrlHint: 'გამოიყენება, როცა გადახდას callbackUrl არ აქვს. უნდა იყოს რეგისტრირებული მისამართის ქვეშ; ცარიელი — არცერთი.',
+  defaultUrlHint:
+    'გამოიყენება, როცა გადახდას callbackUrl არ აქვს. უნდა იყოს რეგისტრირებული მისამართის ქვეშ; ცარიელი — არცერთი.',
   save: 'შენახვა',
   addresses: 'რეგისტრირებული მისამართები',
-  addressesLead: 'შეტყობინებები იგზავნება მხოლოდ ამ მისამართების ქვეშ მყოფ URL-ებზე (იგივე სქემა, ჰოსტი და პორტი; გზა — მისამართისა ან მის ქვემოთ). პორტი შეიძლება იყოს * — ნებისმიერი პორტი.',
+  addressesLead:
+    'შეტყობინებები იგზავნება მხოლოდ ამ მისამართების ქვეშ მყოფ URL-ებზე (იგივე სქემა, ჰოსტი და პორტი; გზა — მისამართისა ან მის ქვემოთ). პორტი შეიძლება იყოს * — ნებისმიერი პორტი.',
   noAddresses: 'მისამართი არ არის რეგისტრირებული: შეტყობინების გაგზავნა შეუძლებელია.',
   newAddress: 'ახალი მისამართი',
   addAddress: 'მისამართის დამატება',
@@ -503,7 +514,8 @@ const ka: Texts = {
   addressRemoved: 'მისამართი წაიშალა.',
   defaultSaved: 'ძირითადი მისამართი შენახულია.',
   problemsTitle: 'მიუწოდებელი შეტყობინებები',
-  problemsLead: '„ვერ მიეწოდა“: 3 დღის განმავლობაში არ იქნა მიღებული. „მისამართის გარეშე“: რეგისტრირებული URL არ მოიძებნა.',
+  problemsLead:
+    '„ვერ მიეწოდა“: 3 დღის განმავლობაში არ იქნა მიღებული. „მისამართის გარეშე“: რეგისტრირებული URL არ მოიძებნა.',
   problemsCaption: 'მიუწოდებელი შეტყობინებები, უახლესი პირველი',
   state: 'მდგომარეობა',
   anyState: 'ყველა მიუწოდებელი',
@@ -526,9 +538,11 @@ const ka: Texts = {
   testAnswered: 'სატესტო შეტყობინებას მისამართზე {url} უპასუხეს HTTP {status}-ით {ms} მწ-ში.',
   testFailed: 'სატესტო შეტყობინება მისამართზე {url} ვერ მიეწოდა: {error}',
   secretTitle: 'ხელმოწერის საიდუმლო გასაღები',
-  secretLead: 'ყველა შეტყობინება ხელმოწერილია ამ გასაღებით (X-Callback-Signature და Standard Webhooks სათაურები). შეცვლის შემდეგ წინა გასაღებიც აწერს ხელს 24 საათის განმავლობაში.',
+  secretLead:
+    'ყველა შეტყობინება ხელმოწერილია ამ გასაღებით (X-Callback-Signature და Standard Webhooks სათაურები). შეცვლის შემდეგ წინა გასაღებიც აწერს ხელს 24 საათის განმავლობაში.',
   rotateSigningSecret: 'ხელმოწერის გასაღების შეცვლა',
-  rotateSigningLead: 'შეიქმნება ახალი გასაღები, რომელიც მხოლოდ ერთხელ გამოჩნდება. მიმდინარე გასაღებიც აწერს ხელს 24 საათის განმავლობაში.',
+  rotateSigningLead:
+    'შეიქმნება ახალი გასაღები, რომელიც მხოლოდ ერთხელ გამოჩნდება. მიმდინარე გასაღებიც აწერს ხელს 24 საათის განმავლობაში.',
   newSigningSecret: 'ახალი ხელმოწერის გასაღები — ჩანს მხოლოდ ახლა, დააკოპირეთ:',
 
   developersTitle: 'დეველოპერებს',
@@ -545,11 +559,13 @@ const ka: Texts = {
   keyCreated: 'ახალი API გასაღები — ჩანს მხოლოდ ახლა, დააკოპირეთ:',
   keyRevoked: 'გასაღები გაუქმდა.',
   clientSecret: 'კლიენტის საიდუმლო გასაღები',
-  clientSecretLead: 'კლიენტის იდენტიფიკატორთან ერთად გამოიყენება წვდომის ტოკენის მისაღებად. შეცვლისას ადრე გაცემული ყველა ტოკენი მაშინვე წყვეტს მუშაობას.',
+  clientSecretLead:
+    'კლიენტის იდენტიფიკატორთან ერთად გამოიყენება წვდომის ტოკენის მისაღებად. შეცვლისას ადრე გაცემული ყველა ტოკენი მაშინვე წყვეტს მუშაობას.',
   rotateClientSecret: 'კლიენტის საიდუმლო გასაღების შეცვლა',
   newClientSecret: 'ახალი კლიენტის საიდუმლო გასაღები — ჩანს მხოლოდ ახლა, დააკოპირეთ:',
   requestLogTitle: 'მოთხოვნების ჟურნალი',
-  requestLogLead: 'თქვენი მონაცემებით მერჩანტის API-ზე გაგზავნილი ბოლო მოთხოვნები (შიგთავსიდან ამოღებულია საიდუმლოები და ბარათის მონაცემები).',
+  requestLogLead:
+    'თქვენი მონაცემებით მერჩანტის API-ზე გაგზავნილი ბოლო მოთხოვნები (შიგთავსიდან ამოღებულია საიდუმლოები და ბარათის მონაცემები).',
   statusFilter: 'სტატუსი (მაგ. 400 ან 4xx)',
   requestsCaption: 'მოთხოვნები, უახლესი პირველი',
   path: 'გზა',

@@ -16,7 +16,17 @@ import type { PaymentRow } from '../payments/row.ts';
 import { checkCancelRequest, checkCompletionRequest, type CancelRequest } from '../payments/rules/cancel.ts';
 import { merchantPaymentRow } from '../payments/get-payment.ts';
 import { forRequest } from '../services.ts';
-import { accountOf, checkCsrf, DASHBOARD_OPERATION, problemOf, requireSession, sendPage, startPage, viewOf, type Dashboard } from './http.ts';
+import {
+  accountOf,
+  checkCsrf,
+  DASHBOARD_OPERATION,
+  problemOf,
+  requireSession,
+  sendPage,
+  startPage,
+  viewOf,
+  type Dashboard,
+} from './http.ts';
 import { DashboardForm, PayIdParams, PageQuery } from './schemas.ts';
 import { actionPage, confirmPage, fullAmount, initialForm, type ActionForm } from './views/actions.ts';
 import type { Action } from './views/payment.ts';
@@ -29,7 +39,11 @@ const newNonce = () => randomBytes(16).toString('hex');
 const OPERATION = { refund: 'cancel-payment', void: 'cancel-payment', complete: 'complete-payment' } as const;
 
 /** The request the API would have been sent: what the use case gets, and what the nonce's key hashes. */
-function apiRequest(action: Action, row: PaymentRow, form: ActionForm): { body: Record<string, string>; checked: () => CancelRequest | number } {
+function apiRequest(
+  action: Action,
+  row: PaymentRow,
+  form: ActionForm,
+): { body: Record<string, string>; checked: () => CancelRequest | number } {
   const given = (s: string | undefined) => (s === undefined || s.trim() === '' ? undefined : s.trim());
   if (action === 'complete') {
     const body = { amount: form.amount?.trim() ?? '' };
@@ -52,7 +66,8 @@ async function settled<R>(run: () => Promise<Once<R>>, waitMs: number): Promise<
     try {
       return await run();
     } catch (err) {
-      if (!(err instanceof GatewayError && err.def === ERRORS.idempotencyInProgress) || Date.now() > deadline) throw err;
+      if (!(err instanceof GatewayError && err.def === ERRORS.idempotencyInProgress) || Date.now() > deadline)
+        throw err;
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -71,24 +86,43 @@ export function paymentActions(scope: FastifyInstance, d: Dashboard): void {
     const path = `/dashboard/payments/:payId/${action}`;
     const home = (payId: string) => `/dashboard/payments/${payId}/${action}`;
 
-    app.get(path, { ...page, schema: { hide: true, params: PayIdParams, querystring: PageQuery } }, async (request, reply) => {
-      const row = await paymentOf(request, request.params.payId);
-      return sendPage(reply, actionPage(viewOf(d, request), action, row, initialForm(action, row), newNonce()));
-    });
+    app.get(
+      path,
+      { ...page, schema: { hide: true, params: PayIdParams, querystring: PageQuery } },
+      async (request, reply) => {
+        const row = await paymentOf(request, request.params.payId);
+        return sendPage(reply, actionPage(viewOf(d, request), action, row, initialForm(action, row), newNonce()));
+      },
+    );
 
-    app.post(path, { ...page, preHandler: checkCsrf, schema: { hide: true, params: PayIdParams, body: DashboardForm } }, async (request, reply) =>
-      submit(request, reply, action, request.params.payId, request.body, home(request.params.payId)),
+    app.post(
+      path,
+      { ...page, preHandler: checkCsrf, schema: { hide: true, params: PayIdParams, body: DashboardForm } },
+      async (request, reply) =>
+        submit(request, reply, action, request.params.payId, request.body, home(request.params.payId)),
     );
   }
 
-  async function submit(request: FastifyRequest, reply: FastifyReply, action: Action, payId: string, form: Static<typeof DashboardForm>, home: string) {
+  async function submit(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    action: Action,
+    payId: string,
+    form: Static<typeof DashboardForm>,
+    home: string,
+  ) {
     if (typeof form.nonce !== 'string' || !NONCE.test(form.nonce)) throw gatewayError(ERRORS.csrfFailed);
     const nonce = form.nonce;
     const row = await paymentOf(request, payId);
     const typed: ActionForm = { amount: form.amount, extra2: form.extra2 };
     const v = viewOf(d, request, home);
     const operation = OPERATION[action];
-    const refused = (err: GatewayError) => sendPage(reply, actionPage(v, action, row, typed, newNonce(), problemOf(d, operation, err, String(request.id))), err.def.status);
+    const refused = (err: GatewayError) =>
+      sendPage(
+        reply,
+        actionPage(v, action, row, typed, newNonce(), problemOf(d, operation, err, String(request.id))),
+        err.def.status,
+      );
     const { body, checked } = apiRequest(action, row, typed);
     try {
       const req = checked();
@@ -98,19 +132,27 @@ export function paymentActions(scope: FastifyInstance, d: Dashboard): void {
         return sendPage(reply, confirmPage(v, action, row, typed, amount, split, nonce));
       }
       const clientId = accountOf(request).merchant.clientId;
-      const key = { clientId, key: `dashboard:${nonce}`, operation, requestHash: requestHash(operation, { payId }, body) };
+      const key = {
+        clientId,
+        key: `dashboard:${nonce}`,
+        operation,
+        requestHash: requestHash(operation, { payId }, body),
+      };
       const deps = forRequest(s, request, clientId);
       await settled(
         () =>
           runOnce<OperationOutcome>({ ...s, log: request.log }, key, (uow) =>
-            typeof req === 'number' ? completePayment(deps, clientId, payId, req, uow) : cancelPayment(deps, clientId, payId, req, uow),
+            typeof req === 'number'
+              ? completePayment(deps, clientId, payId, req, uow)
+              : cancelPayment(deps, clientId, payId, req, uow),
           ),
         s.config.operationWaitMs,
       );
       request.log.info({ event: 'dashboard.payment_action', action, payId, clientId }, 'dashboard payment action');
       return reply.redirect(`/dashboard/payments/${payId}?notice=${action}-done`, 303);
     } catch (err) {
-      if (!(err instanceof GatewayError) || err.def === ERRORS.paymentNotFound || err.def === ERRORS.csrfFailed) throw err;
+      if (!(err instanceof GatewayError) || err.def === ERRORS.paymentNotFound || err.def === ERRORS.csrfFailed)
+        throw err;
       // The nonce of a form posted again with other values: a stale or altered form, not a rule.
       if (err.def === ERRORS.idempotencyMismatch) throw gatewayError(ERRORS.csrfFailed);
       return refused(err);

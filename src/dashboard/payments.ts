@@ -15,7 +15,19 @@ import { parseIsoInstant } from '../payments/rules/fields.ts';
 import { listPaymentRows, parsePaymentQuery, type PaymentQuery } from '../payments/search-payments.ts';
 import { paymentRecord } from '../payments/payment-record.ts';
 import { forRequest } from '../services.ts';
-import { accountOf, checkCsrf, DASHBOARD_OPERATION, noticeFrom, orRefusal, problemOf, requireSession, sendPage, startPage, viewOf, type Dashboard } from './http.ts';
+import {
+  accountOf,
+  checkCsrf,
+  DASHBOARD_OPERATION,
+  noticeFrom,
+  orRefusal,
+  problemOf,
+  requireSession,
+  sendPage,
+  startPage,
+  viewOf,
+  type Dashboard,
+} from './http.ts';
 import { paymentsCsv } from './csv.ts';
 import { DashboardForm, PayIdParams, PaymentsQuery } from './schemas.ts';
 import { paymentPage, type Action, type PaymentState } from './views/payment.ts';
@@ -40,7 +52,8 @@ function filtersOf(q: Static<typeof PaymentsQuery>): Filters {
  * refuses it with the API's own message.
  */
 function searchOf(f: Filters, timeZone: string): PaymentQuery {
-  const day = (d: string | undefined, after = false) => (d && DAY.test(d) && parseIsoInstant(d) ? startOfBusinessDay(after ? nextDay(d) : d, timeZone).toISOString() : d);
+  const day = (d: string | undefined, after = false) =>
+    d && DAY.test(d) && parseIsoInstant(d) ? startOfBusinessDay(after ? nextDay(d) : d, timeZone).toISOString() : d;
   return { ...f, from: day(f.from), to: day(f.to, true) };
 }
 
@@ -53,53 +66,106 @@ export function allowedActions(row: PaymentRow, window: OperationWindow): Action
   return open;
 }
 
-const NOTICES = { 'refund-done': 'refundDone', 'complete-done': 'completeDone', 'void-done': 'voidDone', redelivered: 'redelivered' } as const;
+const NOTICES = {
+  'refund-done': 'refundDone',
+  'complete-done': 'completeDone',
+  'void-done': 'voidDone',
+  redelivered: 'redelivered',
+} as const;
 
 export function paymentPages(scope: FastifyInstance, d: Dashboard): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const s = d.s;
   const page = { config: DASHBOARD_OPERATION, onRequest: [startPage(d), requireSession(d)] };
 
-  app.get('/dashboard/payments', { ...page, schema: { hide: true, querystring: PaymentsQuery } }, async (request, reply) => {
-    const filters = filtersOf(request.query);
-    const cursor = request.query.cursor || undefined;
-    const v = viewOf(d, request);
-    return orRefusal(
-      async () => {
-        const found = await listPaymentRows(s, accountOf(request).merchant.clientId, { ...searchOf(filters, s.config.timeZone), limit: PAGE_SIZE, cursor });
-        return sendPage(reply, paymentsPage(v, { filters, items: found.rows, nextCursor: found.nextCursor, paged: !!cursor }));
-      },
-      (err) => sendPage(reply, paymentsPage(v, { filters, items: [], nextCursor: null, paged: false, problem: problemOf(d, 'list-payments', err) }), err.def.status),
-    );
-  });
+  app.get(
+    '/dashboard/payments',
+    { ...page, schema: { hide: true, querystring: PaymentsQuery } },
+    async (request, reply) => {
+      const filters = filtersOf(request.query);
+      const cursor = request.query.cursor || undefined;
+      const v = viewOf(d, request);
+      return orRefusal(
+        async () => {
+          const found = await listPaymentRows(s, accountOf(request).merchant.clientId, {
+            ...searchOf(filters, s.config.timeZone),
+            limit: PAGE_SIZE,
+            cursor,
+          });
+          return sendPage(
+            reply,
+            paymentsPage(v, { filters, items: found.rows, nextCursor: found.nextCursor, paged: !!cursor }),
+          );
+        },
+        (err) =>
+          sendPage(
+            reply,
+            paymentsPage(v, {
+              filters,
+              items: [],
+              nextCursor: null,
+              paged: false,
+              problem: problemOf(d, 'list-payments', err),
+            }),
+            err.def.status,
+          ),
+      );
+    },
+  );
 
-  app.get('/dashboard/payments/export.csv', { ...page, schema: { hide: true, querystring: PaymentsQuery } }, async (request, reply) => {
-    const filters = filtersOf(request.query);
-    const query = searchOf(filters, s.config.timeZone);
-    return orRefusal(
-      async () => {
-        parsePaymentQuery(query); // a bad filter is the list page's message, before any byte of the file
-        const day = businessDay(s.clock.forMerchant(accountOf(request).merchant.clientId).now(), s.config.timeZone);
-        return reply
-          .type('text/csv; charset=utf-8')
-          .header('Content-Disposition', `attachment; filename="payments-${day}.csv"`)
-          .send(Readable.from(paymentsCsv(s, accountOf(request).merchant.clientId, query)));
-      },
-      (err) => sendPage(reply, paymentsPage(viewOf(d, request), { filters, items: [], nextCursor: null, paged: false, problem: problemOf(d, 'list-payments', err) }), err.def.status),
-    );
-  });
+  app.get(
+    '/dashboard/payments/export.csv',
+    { ...page, schema: { hide: true, querystring: PaymentsQuery } },
+    async (request, reply) => {
+      const filters = filtersOf(request.query);
+      const query = searchOf(filters, s.config.timeZone);
+      return orRefusal(
+        async () => {
+          parsePaymentQuery(query); // a bad filter is the list page's message, before any byte of the file
+          const day = businessDay(s.clock.forMerchant(accountOf(request).merchant.clientId).now(), s.config.timeZone);
+          return reply
+            .type('text/csv; charset=utf-8')
+            .header('Content-Disposition', `attachment; filename="payments-${day}.csv"`)
+            .send(Readable.from(paymentsCsv(s, accountOf(request).merchant.clientId, query)));
+        },
+        (err) =>
+          sendPage(
+            reply,
+            paymentsPage(viewOf(d, request), {
+              filters,
+              items: [],
+              nextCursor: null,
+              paged: false,
+              problem: problemOf(d, 'list-payments', err),
+            }),
+            err.def.status,
+          ),
+      );
+    },
+  );
 
   /** The payment's page, with a notice or a refusal above it. Its offer is decided on the merchant's clock, as the API decides (issue 26). */
-  async function showPayment(request: FastifyRequest, reply: FastifyReply, payId: string, extra: Pick<PaymentState, 'notice' | 'problem'> = {}, status = 200) {
+  async function showPayment(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payId: string,
+    extra: Pick<PaymentState, 'notice' | 'problem'> = {},
+    status = 200,
+  ) {
     const clientId = accountOf(request).merchant.clientId;
     const p = await getPayment(forRequest(s, request, clientId), clientId, payId);
-    const { window, ...record } = (await paymentRecord(s, clientId, payId, () => forRequest(s, request, clientId).clock.now()))!;
+    const { window, ...record } = (await paymentRecord(s, clientId, payId, () =>
+      forRequest(s, request, clientId).clock.now(),
+    ))!;
     const state: PaymentState = { p, ...record, actions: allowedActions(record.row, window), ...extra };
     return sendPage(reply, paymentPage(viewOf(d, request, `/dashboard/payments/${payId}`), state), status);
   }
 
-  app.get('/dashboard/payments/:payId', { ...page, schema: { hide: true, params: PayIdParams, querystring: PaymentsQuery } }, async (request, reply) =>
-    showPayment(request, reply, request.params.payId, { notice: noticeFrom(request, request.dashboard!.t, NOTICES) }),
+  app.get(
+    '/dashboard/payments/:payId',
+    { ...page, schema: { hide: true, params: PayIdParams, querystring: PaymentsQuery } },
+    async (request, reply) =>
+      showPayment(request, reply, request.params.payId, { notice: noticeFrom(request, request.dashboard!.t, NOTICES) }),
   );
 
   app.post(

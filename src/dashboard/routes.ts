@@ -26,10 +26,18 @@ export async function createDashboard(s: Services): Promise<Dashboard> {
   return {
     s,
     secret: await sharedSecret(s.db, 'dashboard_secret'),
-    sessions: new Sessions(s.db, { idleMs: c.dashboardIdleMinutes * 60_000, absoluteMs: c.dashboardSessionHours * 3_600_000 }),
+    sessions: new Sessions(s.db, {
+      idleMs: c.dashboardIdleMinutes * 60_000,
+      absoluteMs: c.dashboardSessionHours * 3_600_000,
+    }),
     // Real time, not the sandbox clock: time travel must not lift a lockout.
     failures: new AuthFailures(s.db, new Clock(), c.authFailureLimit, c.authFailureWindowSeconds, FAILURES_NAMESPACE),
-    cookie: { path: '/dashboard', httpOnly: true, sameSite: 'strict', secure: c.mode === 'production' || c.publicUrl.startsWith('https:') },
+    cookie: {
+      path: '/dashboard',
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: c.mode === 'production' || c.publicUrl.startsWith('https:'),
+    },
     csp: pageCsp('', c.mode === 'production' ? '; upgrade-insecure-requests' : ''),
   };
 }

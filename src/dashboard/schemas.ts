@@ -46,7 +46,9 @@ export const DashboardForm = Type.Object({
   testUrl: text,
   address: text,
   state: text,
-  callbackIds: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Array(Type.String({ maxLength: 40 }), { maxItems: 500 })])),
+  callbackIds: Type.Optional(
+    Type.Union([Type.String({ maxLength: 40 }), Type.Array(Type.String({ maxLength: 40 }), { maxItems: 500 })]),
+  ),
   // developers
   keyId: text,
   confirm: text,

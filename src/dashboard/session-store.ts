@@ -12,8 +12,17 @@ export interface SessionRow {
   expires_at: Date;
 }
 
-export async function insertSession(q: Queryable, idHash: string, userId: number, now: Date, expiresAt: Date): Promise<void> {
-  await q.query('INSERT INTO dashboard_sessions (id_hash, user_id, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $3, $4)', [idHash, userId, now, expiresAt]);
+export async function insertSession(
+  q: Queryable,
+  idHash: string,
+  userId: number,
+  now: Date,
+  expiresAt: Date,
+): Promise<void> {
+  await q.query(
+    'INSERT INTO dashboard_sessions (id_hash, user_id, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $3, $4)',
+    [idHash, userId, now, expiresAt],
+  );
 }
 
 /** The session with its user's email and merchant. */
@@ -27,7 +36,10 @@ export async function selectSession(q: Queryable, idHash: string): Promise<Sessi
 }
 
 export async function touchSession(q: Queryable, idHash: string, now: Date): Promise<void> {
-  await q.query('UPDATE dashboard_sessions SET last_seen_at = $2 WHERE id_hash = $1 AND last_seen_at < $2', [idHash, now]);
+  await q.query('UPDATE dashboard_sessions SET last_seen_at = $2 WHERE id_hash = $1 AND last_seen_at < $2', [
+    idHash,
+    now,
+  ]);
 }
 
 export async function deleteSession(q: Queryable, idHash: string): Promise<void> {
@@ -36,6 +48,9 @@ export async function deleteSession(q: Queryable, idHash: string): Promise<void>
 
 /** Drops sessions past their absolute expiry or idle since before `idleBefore`. */
 export async function deleteEndedSessions(q: Queryable, now: Date, idleBefore: Date): Promise<number> {
-  const { rowCount } = await q.query('DELETE FROM dashboard_sessions WHERE expires_at <= $1 OR last_seen_at <= $2', [now, idleBefore]);
+  const { rowCount } = await q.query('DELETE FROM dashboard_sessions WHERE expires_at <= $1 OR last_seen_at <= $2', [
+    now,
+    idleBefore,
+  ]);
   return rowCount;
 }

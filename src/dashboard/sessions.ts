@@ -6,7 +6,14 @@
 import { randomBytes } from 'node:crypto';
 import { hashSecret } from '../merchants/credentials.ts';
 import type { Db } from '../store/db.ts';
-import { deleteEndedSessions, deleteSession, insertSession, selectSession, touchSession, type SessionRow } from './session-store.ts';
+import {
+  deleteEndedSessions,
+  deleteSession,
+  insertSession,
+  selectSession,
+  touchSession,
+  type SessionRow,
+} from './session-store.ts';
 
 export const SESSION_COOKIE = 'kb_dash';
 

@@ -22,7 +22,10 @@ const address = () => `10.0.${Math.floor(++addresses / 250)}.${(addresses % 250)
 
 for (const backend of BACKENDS) {
   describe(`dashboard sign-in and sessions [${backend}]`, () => {
-    const ctx = useGateway(backend, { KARIBCHE_AUTH_FAILURE_LIMIT: String(LIMIT), KARIBCHE_DASHBOARD_SIGN_INS_PER_MINUTE: String(PER_MINUTE) });
+    const ctx = useGateway(backend, {
+      KARIBCHE_AUTH_FAILURE_LIMIT: String(LIMIT),
+      KARIBCHE_DASHBOARD_SIGN_INS_PER_MINUTE: String(PER_MINUTE),
+    });
     const db = () => ctx.t.gw.services.db;
     const user = () => createDashboardUser(ctx.t, ctx.m.credentials.clientId);
 
@@ -34,14 +37,27 @@ for (const backend of BACKENDS) {
       assert.match(form.body, /<label for="email">Email<\/label>/);
       assert.match(form.body, /<label for="password">Password<\/label>/);
       assert.match(form.body, /<button type="submit" class="primary">Sign in<\/button>/);
-      const res = await b.post('/dashboard/sign-in', { csrf: fieldOf(form.body, 'csrf'), email: login.email.toUpperCase(), password: login.password });
+      const res = await b.post('/dashboard/sign-in', {
+        csrf: fieldOf(form.body, 'csrf'),
+        email: login.email.toUpperCase(),
+        password: login.password,
+      });
       assert.equal(res.statusCode, 303, mainText(res.body));
       assert.equal(res.headers.location, '/dashboard/payments');
-      const cookie = ([] as string[]).concat(res.headers['set-cookie'] as string[]).find((c) => c.startsWith('kb_dash='))!;
-      assert.match(cookie, /^kb_dash=[A-Za-z0-9_-]{43}; Path=\/dashboard; HttpOnly; SameSite=Strict$/, 'no Secure flag on plain-http sandbox; Secure in production (routes.ts)');
+      const cookie = ([] as string[])
+        .concat(res.headers['set-cookie'] as string[])
+        .find((c) => c.startsWith('kb_dash='))!;
+      assert.match(
+        cookie,
+        /^kb_dash=[A-Za-z0-9_-]{43}; Path=\/dashboard; HttpOnly; SameSite=Strict$/,
+        'no Secure flag on plain-http sandbox; Secure in production (routes.ts)',
+      );
       const id = b.cookies.get('kb_dash')!;
       const { rows } = await db().query<{ id_hash: string }>('SELECT id_hash FROM dashboard_sessions');
-      assert.ok(rows.some((r) => r.id_hash === hashSecret(id)), 'the digest is stored');
+      assert.ok(
+        rows.some((r) => r.id_hash === hashSecret(id)),
+        'the digest is stored',
+      );
       assert.ok(!rows.some((r) => r.id_hash === id), 'never the id itself');
       const page = await b.get('/dashboard/payments');
       assert.equal(page.statusCode, 200);
@@ -54,7 +70,10 @@ for (const backend of BACKENDS) {
 
     it('stores the password as scrypt (N=2^15, r=8, p=1), never as given', async () => {
       const login = await user();
-      const { rows } = await db().query<{ password_hash: string }>('SELECT password_hash FROM dashboard_users WHERE email = $1', [login.email]);
+      const { rows } = await db().query<{ password_hash: string }>(
+        'SELECT password_hash FROM dashboard_users WHERE email = $1',
+        [login.email],
+      );
       assert.match(rows[0]!.password_hash, /^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
       assert.ok(!rows[0]!.password_hash.includes(login.password));
       assert.equal(await verifyPassword(login.password, rows[0]!.password_hash), true);
@@ -64,16 +83,27 @@ for (const backend of BACKENDS) {
     it('answers a wrong password and an unknown email alike: 401, the same message, nothing set', async () => {
       const login = await user();
       const b = new DashboardBrowser(ctx.t.app, address());
-      for (const [email, password] of [[login.email, 'wrong-password-123'], ['nobody@shop.example', login.password]] as const) {
+      for (const [email, password] of [
+        [login.email, 'wrong-password-123'],
+        ['nobody@shop.example', login.password],
+      ] as const) {
         const form = await b.get('/dashboard/sign-in?lang=en');
         const res = await b.post('/dashboard/sign-in', { csrf: fieldOf(form.body, 'csrf'), email, password });
         assert.equal(res.statusCode, 401);
         assert.match(mainText(res.body), /Wrong email or password\./);
         assert.equal(b.cookies.has('kb_dash'), false);
-        assert.equal(fieldOf(res.body, 'email') ?? /id="email"[^>]*value="([^"]*)"/.exec(res.body)?.[1], email, 'the email is kept in the form');
+        assert.equal(
+          fieldOf(res.body, 'email') ?? /id="email"[^>]*value="([^"]*)"/.exec(res.body)?.[1],
+          email,
+          'the email is kept in the form',
+        );
       }
       const ka = await b.get('/dashboard/sign-in?lang=ka');
-      const res = await b.post('/dashboard/sign-in', { csrf: fieldOf(ka.body, 'csrf'), email: login.email, password: 'wrong-password-123' });
+      const res = await b.post('/dashboard/sign-in', {
+        csrf: fieldOf(ka.body, 'csrf'),
+        email: login.email,
+        password: 'wrong-password-123',
+      });
       assert.match(mainText(res.body), /ელფოსტა ან პაროლი არასწორია/);
     });
 
@@ -81,7 +111,8 @@ for (const backend of BACKENDS) {
       const login = await user();
       const other = await user();
       const attacker = new DashboardBrowser(ctx.t.app, address());
-      for (let i = 0; i < LIMIT; i++) assert.equal((await attacker.signIn({ ...login, password: `guess-number-${i}` })).statusCode, 401);
+      for (let i = 0; i < LIMIT; i++)
+        assert.equal((await attacker.signIn({ ...login, password: `guess-number-${i}` })).statusCode, 401);
       const locked = await attacker.signIn(login);
       assert.equal(locked.statusCode, 429);
       assert.match(mainText(locked.body), /Too many failed sign-in attempts\. Try again in \d+ seconds\./);
@@ -105,17 +136,25 @@ for (const backend of BACKENDS) {
 
     it('never checks more passwords than the limit, however many guesses arrive at once', async () => {
       const login = await user();
-      const results = await Promise.all(Array.from({ length: LIMIT * 3 }, (_, i) => new DashboardBrowser(ctx.t.app, address()).signIn({ ...login, password: `parallel-guess-${i}` })));
+      const results = await Promise.all(
+        Array.from({ length: LIMIT * 3 }, (_, i) =>
+          new DashboardBrowser(ctx.t.app, address()).signIn({ ...login, password: `parallel-guess-${i}` }),
+        ),
+      );
       const statuses = results.map((r) => r.statusCode).sort();
       assert.equal(statuses.filter((s) => s === 401).length, LIMIT, statuses.join(','));
-      assert.ok(statuses.every((s) => s === 401 || s === 429), statuses.join(','));
+      assert.ok(
+        statuses.every((s) => s === 401 || s === 429),
+        statuses.join(','),
+      );
     });
 
     it('caps sign-in requests per address per minute whatever their outcome (flood guard)', async () => {
       const b = new DashboardBrowser(ctx.t.app, address());
       await b.get('/dashboard/sign-in?lang=en');
       let last;
-      for (let i = 0; i <= PER_MINUTE; i++) last = await b.post('/dashboard/sign-in', { csrf: 'x', email: 'a@b.example', password: 'p' });
+      for (let i = 0; i <= PER_MINUTE; i++)
+        last = await b.post('/dashboard/sign-in', { csrf: 'x', email: 'a@b.example', password: 'p' });
       assert.equal(last!.statusCode, 429);
       assert.match(String(last!.headers['content-type']), /^text\/html/);
       assert.match(mainText(last!.body), /Too many requests/);
@@ -135,7 +174,12 @@ for (const backend of BACKENDS) {
       }
       const b = await DashboardBrowser.signedIn(ctx.t, login, address());
       const other = await DashboardBrowser.signedIn(ctx.t, login, address());
-      const keys = async () => (await db().query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE client_id = $1', [ctx.m.credentials.clientId])).rows[0]!.n;
+      const keys = async () =>
+        (
+          await db().query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE client_id = $1', [
+            ctx.m.credentials.clientId,
+          ])
+        ).rows[0]!.n;
       const before = await keys();
       for (const csrf of [undefined, 'forged', await other.csrf()]) {
         const res = await b.post('/dashboard/developers/api-keys', { csrf });
@@ -154,8 +198,13 @@ for (const backend of BACKENDS) {
       const travel = await DashboardBrowser.signedIn(ctx.t, login, address());
       const hash = (b: DashboardBrowser) => hashSecret(b.cookies.get('kb_dash')!);
       const config = ctx.t.gw.services.config;
-      await db().query(`UPDATE dashboard_sessions SET last_seen_at = now() - make_interval(mins => $2) WHERE id_hash = $1`, [hash(idle), config.dashboardIdleMinutes + 1]);
-      await db().query(`UPDATE dashboard_sessions SET expires_at = now() - interval '1 second' WHERE id_hash = $1`, [hash(old)]);
+      await db().query(
+        `UPDATE dashboard_sessions SET last_seen_at = now() - make_interval(mins => $2) WHERE id_hash = $1`,
+        [hash(idle), config.dashboardIdleMinutes + 1],
+      );
+      await db().query(`UPDATE dashboard_sessions SET expires_at = now() - interval '1 second' WHERE id_hash = $1`, [
+        hash(old),
+      ]);
       await ctx.t.admin('POST', '/sandbox/v1/clock', { advanceSeconds: 30 * 86_400 });
       for (const b of [idle, old]) {
         const h = hash(b);
@@ -163,13 +212,24 @@ for (const backend of BACKENDS) {
         assert.equal(res.statusCode, 303);
         assert.equal(res.headers.location, '/dashboard/sign-in?next=%2Fdashboard%2Fdevelopers&notice=ended');
         assert.equal(b.cookies.has('kb_dash'), false, 'the cookie is cleared');
-        assert.equal((await db().query('SELECT 1 FROM dashboard_sessions WHERE id_hash = $1', [h])).rowCount, 0, 'the session is deleted');
+        assert.equal(
+          (await db().query('SELECT 1 FROM dashboard_sessions WHERE id_hash = $1', [h])).rowCount,
+          0,
+          'the session is deleted',
+        );
         const signIn = await b.get(res.headers.location as string);
         assert.match(mainText(signIn.body), /Your session has ended\. Sign in again\./);
       }
-      assert.equal((await travel.get('/dashboard/developers')).statusCode, 200, 'thirty days of sandbox time travel later');
+      assert.equal(
+        (await travel.get('/dashboard/developers')).statusCode,
+        200,
+        'thirty days of sandbox time travel later',
+      );
       // The idle limit slides: a session in use stays.
-      const { rows } = await db().query<{ last_seen_at: Date }>('SELECT last_seen_at FROM dashboard_sessions WHERE id_hash = $1', [hash(travel)]);
+      const { rows } = await db().query<{ last_seen_at: Date }>(
+        'SELECT last_seen_at FROM dashboard_sessions WHERE id_hash = $1',
+        [hash(travel)],
+      );
       assert.ok(Math.abs(rows[0]!.last_seen_at.getTime() - Date.now()) < 10 * 60_000);
     });
 
@@ -179,12 +239,22 @@ for (const backend of BACKENDS) {
       const gate = await b.get('/dashboard/settings');
       assert.equal(gate.statusCode, 303);
       const form = await b.get(gate.headers.location as string);
-      const res = await b.post('/dashboard/sign-in', { csrf: fieldOf(form.body, 'csrf'), next: fieldOf(form.body, 'next'), email: login.email, password: login.password });
+      const res = await b.post('/dashboard/sign-in', {
+        csrf: fieldOf(form.body, 'csrf'),
+        next: fieldOf(form.body, 'next'),
+        email: login.email,
+        password: login.password,
+      });
       assert.equal(res.headers.location, '/dashboard/settings');
       for (const next of ['//evil.example/x', 'https://evil.example/', '/dashboard/\\evil', '/admin/v1/merchants']) {
         const c = new DashboardBrowser(ctx.t.app, address());
         const f = await c.get('/dashboard/sign-in');
-        const r = await c.post('/dashboard/sign-in', { csrf: fieldOf(f.body, 'csrf'), next, email: login.email, password: login.password });
+        const r = await c.post('/dashboard/sign-in', {
+          csrf: fieldOf(f.body, 'csrf'),
+          next,
+          email: login.email,
+          password: login.password,
+        });
         assert.equal(r.headers.location, '/dashboard/payments', next);
       }
       // Issue 26: `next` becomes a Location header; text a header cannot carry (CR/LF is refused by
@@ -194,7 +264,12 @@ for (const backend of BACKENDS) {
         const c = new DashboardBrowser(ctx.t.app, address());
         const f = await c.get(`/dashboard/sign-in?next=${encodeURIComponent(next)}`);
         assert.equal(f.statusCode, 200, f.body);
-        const r = await c.post('/dashboard/sign-in', { csrf: fieldOf(f.body, 'csrf'), next, email: login.email, password: login.password });
+        const r = await c.post('/dashboard/sign-in', {
+          csrf: fieldOf(f.body, 'csrf'),
+          next,
+          email: login.email,
+          password: login.password,
+        });
         assert.equal(r.statusCode, 303, `${JSON.stringify(next)}: ${r.statusCode} ${r.body}`);
         assert.equal(r.headers.location, '/dashboard/payments', next);
         const again = await c.get(`/dashboard/sign-in?next=${encodeURIComponent(next)}`);
@@ -211,21 +286,44 @@ for (const backend of BACKENDS) {
       assert.equal(res.statusCode, 303);
       assert.equal(res.headers.location, '/dashboard/sign-in?notice=signed-out');
       assert.equal(b.cookies.has('kb_dash'), false);
-      const replay = await ctx.t.app.inject({ method: 'GET', url: '/dashboard/payments', headers: { cookie: `kb_dash=${stolen}` } });
+      const replay = await ctx.t.app.inject({
+        method: 'GET',
+        url: '/dashboard/payments',
+        headers: { cookie: `kb_dash=${stolen}` },
+      });
       assert.equal(replay.statusCode, 303);
-      assert.match(mainText((await b.get('/dashboard/sign-in?notice=signed-out&lang=en')).body), /You have signed out\./);
+      assert.match(
+        mainText((await b.get('/dashboard/sign-in?notice=signed-out&lang=en')).body),
+        /You have signed out\./,
+      );
     });
 
     it('sends every page to the sign-in page without a session, and answers unknown dashboard paths with its own page', async () => {
-      for (const url of ['/dashboard/payments', '/dashboard/payments/0123456789abcdef0123456789abcdef', '/dashboard/callbacks', '/dashboard/developers', '/dashboard/developers/requests', '/dashboard/settings', '/dashboard/payments/export.csv']) {
+      for (const url of [
+        '/dashboard/payments',
+        '/dashboard/payments/0123456789abcdef0123456789abcdef',
+        '/dashboard/callbacks',
+        '/dashboard/developers',
+        '/dashboard/developers/requests',
+        '/dashboard/settings',
+        '/dashboard/payments/export.csv',
+      ]) {
         const res = await ctx.t.app.inject({ method: 'GET', url });
         assert.equal(res.statusCode, 303, url);
         assert.match(String(res.headers.location), /^\/dashboard\/sign-in\?next=/);
       }
-      const post = await ctx.t.app.inject({ method: 'POST', url: '/dashboard/developers/api-keys', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'csrf=x' });
+      const post = await ctx.t.app.inject({
+        method: 'POST',
+        url: '/dashboard/developers/api-keys',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'csrf=x',
+      });
       assert.equal(post.statusCode, 303);
       assert.equal(post.headers.location, '/dashboard/sign-in');
-      assert.equal((await ctx.t.app.inject({ method: 'GET', url: '/dashboard' })).headers.location, '/dashboard/payments');
+      assert.equal(
+        (await ctx.t.app.inject({ method: 'GET', url: '/dashboard' })).headers.location,
+        '/dashboard/payments',
+      );
       const missing = await ctx.t.app.inject({ method: 'GET', url: '/dashboard/no/such/page?lang=en' });
       assert.equal(missing.statusCode, 404);
       assert.match(String(missing.headers['content-type']), /^text\/html/);
@@ -247,7 +345,10 @@ for (const backend of BACKENDS) {
       const { credentials } = await createMerchant(ctx.t);
       const login = await createDashboardUser(ctx.t, credentials.clientId);
       const open = await DashboardBrowser.signedIn(ctx.t, login, address());
-      assert.equal((await ctx.t.admin('PATCH', `/admin/v1/merchants/${credentials.clientId}`, { status: 'suspended' })).statusCode, 200);
+      assert.equal(
+        (await ctx.t.admin('PATCH', `/admin/v1/merchants/${credentials.clientId}`, { status: 'suspended' })).statusCode,
+        200,
+      );
       const page = await open.get('/dashboard/payments');
       assert.equal(page.statusCode, 403);
       assert.match(mainText(page.body), /suspended/);
@@ -259,19 +360,35 @@ for (const backend of BACKENDS) {
     it('keeps dashboard traffic out of the merchant API’s request log', async () => {
       const login = await user();
       const b = await DashboardBrowser.signedIn(ctx.t, login, address());
-      for (const url of ['/dashboard/payments', '/dashboard/developers', '/dashboard/developers/requests']) assert.equal((await b.get(url)).statusCode, 200);
+      for (const url of ['/dashboard/payments', '/dashboard/developers', '/dashboard/developers/requests'])
+        assert.equal((await b.get(url)).statusCode, 200);
       await b.submit('/dashboard/developers/api-keys');
       ctx.m.token = await accessToken(ctx.t.app, ctx.m.credentials); // an earlier test moved the sandbox clock past the old one
       assert.equal((await ctx.m.get('/v1/gateway/requests?status=2xx')).statusCode, 200); // an API call, logged
       const logged = async () => {
         await ctx.t.app.requestLog.flush();
-        return (await db().query<{ path: string }>('SELECT path FROM merchant_requests WHERE client_id = $1', [ctx.m.credentials.clientId])).rows;
+        return (
+          await db().query<{ path: string }>('SELECT path FROM merchant_requests WHERE client_id = $1', [
+            ctx.m.credentials.clientId,
+          ])
+        ).rows;
       };
       let rows = await logged();
       // The log is written after the answer (onResponse), so wait for the API call's entry.
-      for (const end = Date.now() + 10_000; !rows.some((r) => r.path === '/v1/gateway/requests?status=2xx') && Date.now() < end; rows = await logged()) await new Promise((r) => setTimeout(r, 20));
-      assert.ok(rows.some((r) => r.path === '/v1/gateway/requests?status=2xx'), 'the API call is logged');
-      assert.deepEqual(rows.filter((r) => r.path.startsWith('/dashboard')), []);
+      for (
+        const end = Date.now() + 10_000;
+        !rows.some((r) => r.path === '/v1/gateway/requests?status=2xx') && Date.now() < end;
+        rows = await logged()
+      )
+        await new Promise((r) => setTimeout(r, 20));
+      assert.ok(
+        rows.some((r) => r.path === '/v1/gateway/requests?status=2xx'),
+        'the API call is logged',
+      );
+      assert.deepEqual(
+        rows.filter((r) => r.path.startsWith('/dashboard')),
+        [],
+      );
     });
   });
 
@@ -280,14 +397,19 @@ for (const backend of BACKENDS) {
 
     it('creates a user with a generated password shown once, or the one given; refuses a taken email, a bad email or password, an unknown merchant', async () => {
       const clientId = ctx.m.credentials.clientId;
-      const made = await ctx.t.admin('POST', `/admin/v1/merchants/${clientId}/users`, { email: ' Owner@Shop.Example ' });
+      const made = await ctx.t.admin('POST', `/admin/v1/merchants/${clientId}/users`, {
+        email: ' Owner@Shop.Example ',
+      });
       assert.equal(made.statusCode, 201, made.body);
       assert.equal(made.json().user.email, 'owner@shop.example');
       assert.equal(made.json().user.clientId, clientId);
       assert.match(made.json().password, /^[A-Za-z0-9_-]{20}$/);
       await DashboardBrowser.signedIn(ctx.t, { email: 'owner@shop.example', password: made.json().password });
 
-      const chosen = await ctx.t.admin('POST', `/admin/v1/merchants/${clientId}/users`, { email: 'dev@shop.example', password: 'a chosen passphrase' });
+      const chosen = await ctx.t.admin('POST', `/admin/v1/merchants/${clientId}/users`, {
+        email: 'dev@shop.example',
+        password: 'a chosen passphrase',
+      });
       assert.equal(chosen.statusCode, 201);
       assert.equal(chosen.json().password, null);
       await DashboardBrowser.signedIn(ctx.t, { email: 'dev@shop.example', password: 'a chosen passphrase' });
@@ -295,43 +417,89 @@ for (const backend of BACKENDS) {
       const taken = await ctx.t.admin('POST', `/admin/v1/merchants/${clientId}/users`, { email: 'OWNER@shop.example' });
       assert.equal(taken.statusCode, 409);
       assert.equal(taken.json().systemCode, 'admin.409.005');
-      const bad = await ctx.t.admin('POST', `/admin/v1/merchants/${clientId}/users`, { email: 'not an email', password: 'short' });
+      const bad = await ctx.t.admin('POST', `/admin/v1/merchants/${clientId}/users`, {
+        email: 'not an email',
+        password: 'short',
+      });
       assert.equal(bad.statusCode, 400);
       assert.deepEqual(
         bad.json().invalidParams.map((p: { name: string }) => p.name),
         ['email', 'password'],
       );
-      assert.equal((await ctx.t.admin('POST', '/admin/v1/merchants/kcnosuchmerchant/users', { email: 'x@shop.example' })).statusCode, 404);
-      assert.equal((await ctx.t.app.inject({ method: 'POST', url: `/admin/v1/merchants/${clientId}/users`, payload: { email: 'y@shop.example' } })).statusCode, 401);
+      assert.equal(
+        (await ctx.t.admin('POST', '/admin/v1/merchants/kcnosuchmerchant/users', { email: 'x@shop.example' }))
+          .statusCode,
+        404,
+      );
+      assert.equal(
+        (
+          await ctx.t.app.inject({
+            method: 'POST',
+            url: `/admin/v1/merchants/${clientId}/users`,
+            payload: { email: 'y@shop.example' },
+          })
+        ).statusCode,
+        401,
+      );
     });
 
     it('`karibche user create` prints the generated password once', { timeout: 60_000 }, async () => {
       const port = await freePort();
       await ctx.t.app.listen({ port, host: '127.0.0.1' });
       const run = (args: string[]) =>
-        promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/karibche.ts', ...args], { env: { ...process.env, KARIBCHE_URL: `http://127.0.0.1:${port}`, KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN } });
-      const { stdout } = await run(['user', 'create', '--merchant', ctx.m.credentials.clientId, '--email', 'cli@shop.example']);
+        promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/karibche.ts', ...args], {
+          env: { ...process.env, KARIBCHE_URL: `http://127.0.0.1:${port}`, KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN },
+        });
+      const { stdout } = await run([
+        'user',
+        'create',
+        '--merchant',
+        ctx.m.credentials.clientId,
+        '--email',
+        'cli@shop.example',
+      ]);
       const password = /password \(shown only now\): (\S+)/.exec(stdout)?.[1];
       assert.ok(password, stdout);
       await DashboardBrowser.signedIn(ctx.t, { email: 'cli@shop.example', password });
-      const given = await run(['user', 'create', '--merchant', ctx.m.credentials.clientId, '--email', 'cli2@shop.example', '--password', 'another passphrase']);
+      const given = await run([
+        'user',
+        'create',
+        '--merchant',
+        ctx.m.credentials.clientId,
+        '--email',
+        'cli2@shop.example',
+        '--password',
+        'another passphrase',
+      ]);
       assert.doesNotMatch(given.stdout, /password/);
-      await assert.rejects(run(['user', 'create', '--merchant', ctx.m.credentials.clientId, '--email', 'cli@shop.example']), /409 User already exists \(admin\.409\.005\)/);
+      await assert.rejects(
+        run(['user', 'create', '--merchant', ctx.m.credentials.clientId, '--email', 'cli@shop.example']),
+        /409 User already exists \(admin\.409\.005\)/,
+      );
     });
   });
 }
 
 describe('the dashboard in production mode', () => {
-  const ctx = useGateway(BACKENDS[0]!, { KARIBCHE_MODE: 'production', KARIBCHE_PUBLIC_URL: 'https://pay.example', KARIBCHE_ACQUIRER_MODULE: TEST_ACQUIRER_MODULE });
+  const ctx = useGateway(BACKENDS[0]!, {
+    KARIBCHE_MODE: 'production',
+    KARIBCHE_PUBLIC_URL: 'https://pay.example',
+    KARIBCHE_ACQUIRER_MODULE: TEST_ACQUIRER_MODULE,
+  });
 
   it('sets Secure cookies, upgrades insecure requests, and sends a test callback only through the address guard', async () => {
     const form = await ctx.t.app.inject({ method: 'GET', url: '/dashboard/sign-in?lang=en' });
     assert.match(String(form.headers['content-security-policy']), /upgrade-insecure-requests/);
-    assert.ok(([] as string[]).concat(form.headers['set-cookie'] as string[]).every((c) => /; Secure/.test(c)), String(form.headers['set-cookie']));
+    assert.ok(
+      ([] as string[]).concat(form.headers['set-cookie'] as string[]).every((c) => /; Secure/.test(c)),
+      String(form.headers['set-cookie']),
+    );
     assert.doesNotMatch(form.body, /demo-merchant\.json/, 'no sandbox hint');
     const receiver = await new Receiver().start();
     try {
-      await ctx.t.admin('PATCH', `/admin/v1/merchants/${ctx.m.credentials.clientId}`, { callbackUrlPrefixes: [`http://127.0.0.1:${receiver.port}`] });
+      await ctx.t.admin('PATCH', `/admin/v1/merchants/${ctx.m.credentials.clientId}`, {
+        callbackUrlPrefixes: [`http://127.0.0.1:${receiver.port}`],
+      });
       const b = await DashboardBrowser.signedIn(ctx.t, await createDashboardUser(ctx.t, ctx.m.credentials.clientId));
       assert.match(String(b.cookies.get('kb_dash')), /^[A-Za-z0-9_-]{43}$/);
       const res = await b.submit('/dashboard/callbacks/test', { testUrl: `${receiver.url}/x` }, '/dashboard/callbacks');

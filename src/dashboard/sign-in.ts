@@ -24,7 +24,13 @@ const HOME = '/dashboard/payments';
  * A page of this dashboard to return to after signing in (never another site: no // or \). Printable
  * ASCII only: it becomes a Location header, which cannot carry other text (Node refuses it: a 500).
  */
-const nextOf = (raw: unknown) => (typeof raw === 'string' && /^\/dashboard\/[A-Za-z0-9][\x21-\x7e]*$/.test(raw) && !/[\\\s]|\/\//.test(raw) && raw.length <= 2000 ? raw : undefined);
+const nextOf = (raw: unknown) =>
+  typeof raw === 'string' &&
+  /^\/dashboard\/[A-Za-z0-9][\x21-\x7e]*$/.test(raw) &&
+  !/[\\\s]|\/\//.test(raw) &&
+  raw.length <= 2000
+    ? raw
+    : undefined;
 
 export function signInRoutes(scope: FastifyInstance, d: Dashboard): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
@@ -42,17 +48,28 @@ export function signInRoutes(scope: FastifyInstance, d: Dashboard): void {
   const preToken = (pre: string) => hmacToken(d.secret, 'dashboard-sign-in', pre);
 
   const render = (request: FastifyRequest, reply: FastifyReply, st: Omit<SignInState, 'csrf'>, status = 200) =>
-    sendPage(reply, signInPage(viewOf(d, request, '/dashboard/sign-in'), { ...st, csrf: preToken(preCookie(request, reply)) }), status);
+    sendPage(
+      reply,
+      signInPage(viewOf(d, request, '/dashboard/sign-in'), { ...st, csrf: preToken(preCookie(request, reply)) }),
+      status,
+    );
 
   app.get('/dashboard', { schema: { hide: true }, config }, async (_request, reply) => reply.redirect(HOME, 303));
 
-  app.get('/dashboard/sign-in', { schema: { hide: true, querystring: PageQuery }, config, onRequest: startPage(d) }, async (request, reply) => {
-    const q = request.query;
-    if (await d.sessions.find(request.cookies[SESSION_COOKIE])) return reply.redirect(nextOf(q.next) ?? HOME, 303);
-    const t = request.dashboard!.t;
-    const message = q.notice === 'ended' ? t.sessionEnded : q.notice === 'signed-out' ? t.signedOut : undefined;
-    return render(request, reply, { next: nextOf(q.next), message: message ? { kind: 'info', text: message } : undefined });
-  });
+  app.get(
+    '/dashboard/sign-in',
+    { schema: { hide: true, querystring: PageQuery }, config, onRequest: startPage(d) },
+    async (request, reply) => {
+      const q = request.query;
+      if (await d.sessions.find(request.cookies[SESSION_COOKIE])) return reply.redirect(nextOf(q.next) ?? HOME, 303);
+      const t = request.dashboard!.t;
+      const message = q.notice === 'ended' ? t.sessionEnded : q.notice === 'signed-out' ? t.signedOut : undefined;
+      return render(request, reply, {
+        next: nextOf(q.next),
+        message: message ? { kind: 'info', text: message } : undefined,
+      });
+    },
+  );
 
   app.post(
     '/dashboard/sign-in',
@@ -67,7 +84,8 @@ export function signInRoutes(scope: FastifyInstance, d: Dashboard): void {
       const email = typeof form.email === 'string' ? form.email.trim().slice(0, 254) : '';
       const next = nextOf(form.next);
       const pre = request.cookies[PRE_COOKIE];
-      if (!pre || !tokenMatches(preToken(pre), form.csrf)) return render(request, reply, { email, next, message: { kind: 'bad', text: t.formExpired } }, 403);
+      if (!pre || !tokenMatches(preToken(pre), form.csrf))
+        return render(request, reply, { email, next, message: { kind: 'bad', text: t.formExpired } }, 403);
 
       // The account's counter is keyed by the address as typed (normalised when it is one), so a
       // wrong email is throttled like a wrong password and tells nothing about which accounts exist.
@@ -78,7 +96,16 @@ export function signInRoutes(scope: FastifyInstance, d: Dashboard): void {
       } catch (err) {
         if (!(err instanceof GatewayError && err.def === ERRORS.tooManyRequests)) throw err;
         reply.header('Retry-After', String(err.retryAfterSeconds ?? 1));
-        return render(request, reply, { email, next, message: { kind: 'bad', text: fill(t.tooManyAttempts, { seconds: err.retryAfterSeconds ?? 1 }) } }, 429);
+        return render(
+          request,
+          reply,
+          {
+            email,
+            next,
+            message: { kind: 'bad', text: fill(t.tooManyAttempts, { seconds: err.retryAfterSeconds ?? 1 }) },
+          },
+          429,
+        );
       }
       let user;
       try {
@@ -94,7 +121,8 @@ export function signInRoutes(scope: FastifyInstance, d: Dashboard): void {
       }
       await d.failures.succeeded(reservation);
       const merchant = await d.s.merchants.byId(user.clientId);
-      if (!merchant || merchant.status !== 'active') return render(request, reply, { email, next, message: { kind: 'bad', text: t.suspended } }, 403);
+      if (!merchant || merchant.status !== 'active')
+        return render(request, reply, { email, next, message: { kind: 'bad', text: t.suspended } }, 403);
       reply.setCookie(SESSION_COOKIE, await d.sessions.start(user.id), d.cookie);
       await d.failures.prune(); // sign-ins carry the housekeeping of their counters (and sessions.start of sessions)
       reply.clearCookie(PRE_COOKIE, d.cookie);
@@ -105,7 +133,12 @@ export function signInRoutes(scope: FastifyInstance, d: Dashboard): void {
 
   app.post(
     '/dashboard/sign-out',
-    { schema: { hide: true, body: DashboardForm }, config, onRequest: [startPage(d), requireSession(d)], preHandler: checkCsrf },
+    {
+      schema: { hide: true, body: DashboardForm },
+      config,
+      onRequest: [startPage(d), requireSession(d)],
+      preHandler: checkCsrf,
+    },
     async (request, reply) => {
       await d.sessions.end(request.dashboard!.session!.id_hash);
       reply.clearCookie(SESSION_COOKIE, d.cookie);

@@ -72,7 +72,9 @@ export function stateDiagramSvg(): string {
       const [ox, oy] = paired ? [-uy * 7, ux * 7] : [0, 0];
       const [x1, y1] = border(fx, fy, ux, uy);
       const [x2, y2] = border(tx, ty, -ux, -uy);
-      edges.push(`<line x1="${round(x1 + ox)}" y1="${round(y1 + oy)}" x2="${round(x2 + ox)}" y2="${round(y2 + oy)}" stroke="#5b6475" stroke-width="1.5" marker-end="url(#arrow)"/>`);
+      edges.push(
+        `<line x1="${round(x1 + ox)}" y1="${round(y1 + oy)}" x2="${round(x2 + ox)}" y2="${round(y2 + oy)}" stroke="#5b6475" stroke-width="1.5" marker-end="url(#arrow)"/>`,
+      );
       const given = LABEL[`${from}>${to}`] ?? (paired ? 'refused' : '');
       const [label, along, side = 1] = typeof given === 'string' ? [given, 0.5] : given;
       if (label) {
@@ -80,7 +82,9 @@ export function stateDiagramSvg(): string {
         const [px, py] = paired ? [-uy * 16, ux * 16] : [-uy * 10 * side, ux * 10 * side];
         const [mx, my] = [x1 + (x2 - x1) * along + ox + px, y1 + (y2 - y1) * along + oy + py];
         const anchor = Math.abs(uy) > 0.7 ? (px > 0 ? 'start' : 'end') : 'middle';
-        edges.push(`<text x="${round(mx)}" y="${round(my + 4)}" text-anchor="${anchor}" font-size="13" fill="#3b4252" stroke="#ffffff" stroke-width="4" paint-order="stroke">${esc(label)}</text>`);
+        edges.push(
+          `<text x="${round(mx)}" y="${round(my + 4)}" text-anchor="${anchor}" font-size="13" fill="#3b4252" stroke="#ffffff" stroke-width="4" paint-order="stroke">${esc(label)}</text>`,
+        );
       }
     }
   }

@@ -60,7 +60,9 @@ describe(`docs site in Chromium [${BACKENDS[0]}]`, { timeout: 300_000 }, () => {
             return nav.top >= main.bottom - 1;
           });
           assert.equal(navBelow, width < 800, `${url}: navigation placement at ${width}`);
-          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+          const overflow = await page.evaluate(
+            () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+          );
           assert.ok(overflow <= 0, `${url} scrolls sideways by ${overflow}px at ${width}`);
           if (name === 'lifecycle') {
             const box = await page.locator('figure.diagram svg').boundingBox();
@@ -87,9 +89,12 @@ describe(`docs site in Chromium [${BACKENDS[0]}]`, { timeout: 300_000 }, () => {
           const page = await context.newPage();
           await page.goto(base + url);
           await page.addScriptTag({ content: fs.readFileSync(AXE, 'utf8') });
-          const result = await page.evaluate(() => (window as unknown as { axe: { run(): Promise<AxeResult> } }).axe.run());
+          const result = await page.evaluate(() =>
+            (window as unknown as { axe: { run(): Promise<AxeResult> } }).axe.run(),
+          );
           for (const v of result.violations) {
-            if (v.impact === 'serious' || v.impact === 'critical') findings.push(`${url} at ${width}: ${v.id} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+            if (v.impact === 'serious' || v.impact === 'critical')
+              findings.push(`${url} at ${width}: ${v.id} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
           }
           await page.close();
         }
@@ -102,7 +107,10 @@ describe(`docs site in Chromium [${BACKENDS[0]}]`, { timeout: 300_000 }, () => {
 
   it('finds a page with the search box and copies a code block with its button; screenshots', async () => {
     // The clipboard is read back to compare: the page may only write it, the test reads it.
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
     try {
       const page = await context.newPage();
       watch(page);
@@ -127,11 +135,17 @@ describe(`docs site in Chromium [${BACKENDS[0]}]`, { timeout: 300_000 }, () => {
       const block = page.locator('.code').filter({ hasText: `BASE=${base}` });
       const button = block.getByRole('button', { name: 'Copy: sh' });
       await button.click();
-      await page.waitForFunction(() => [...document.querySelectorAll('button.copy')].some((b) => b.textContent === 'Copied'));
+      await page.waitForFunction(() =>
+        [...document.querySelectorAll('button.copy')].some((b) => b.textContent === 'Copied'),
+      );
       const copied = await page.evaluate(() => navigator.clipboard.readText());
       assert.equal(copied, await block.locator('code').textContent());
       assert.ok(copied.startsWith(`BASE=${base}\nAPI_KEY=$(node -p`), copied.slice(0, 80));
-      assert.equal(await page.locator('pre').count(), await page.locator('.code button.copy').count(), 'a button on every code block');
+      assert.equal(
+        await page.locator('pre').count(),
+        await page.locator('.code button.copy').count(),
+        'a button on every code block',
+      );
       await screenshot(page, 'docs-copy-1280');
     } finally {
       await context.close();

@@ -27,7 +27,11 @@ for (const backend of BACKENDS) {
     before(async () => {
       ({ t, base } = await listeningGateway(backend));
       m = await MerchantClient.create(t, { ...EVERYTHING, defaultCallbackUrl: null });
-      ops = new Map(buildReference((await t.app.inject('/openapi.json')).json() as OpenApiDocument).flatMap((g) => g.operations.map((o) => [o.id, o])));
+      ops = new Map(
+        buildReference((await t.app.inject('/openapi.json')).json() as OpenApiDocument).flatMap((g) =>
+          g.operations.map((o) => [o.id, o]),
+        ),
+      );
       rx = await new Receiver().start();
     });
     after(async () => {
@@ -41,21 +45,42 @@ for (const backend of BACKENDS) {
       return o;
     };
     /** Sends an operation's example request with `path` parameters and body overrides; checks status and shape. */
-    async function send(id: string, params: Record<string, string> = {}, body: (b: any) => unknown = (b) => b, headers: Record<string, string> = {}) {
+    async function send(
+      id: string,
+      params: Record<string, string> = {},
+      body: (b: any) => unknown = (b) => b,
+      headers: Record<string, string> = {},
+    ) {
       const o = op(id);
       const url = o.path.replace(/\{(\w+)\}/g, (_, p: string) => params[p]!);
-      const auth = o.credentials.includes('admin') ? { authorization: `Bearer ${ADMIN_TOKEN}` } : o.credentials.includes('bearer') ? m.headers() : { apikey: m.credentials.apiKey };
+      const auth = o.credentials.includes('admin')
+        ? { authorization: `Bearer ${ADMIN_TOKEN}` }
+        : o.credentials.includes('bearer')
+          ? m.headers()
+          : { apikey: m.credentials.apiKey };
       const payload = o.request.body === undefined ? undefined : (body(structuredClone(o.request.body)) as object);
-      const res = await t.app.inject({ method: o.method as 'GET', url, headers: { ...auth, ...headers, ...(payload ? { 'content-type': 'application/json' } : {}) }, payload });
+      const res = await t.app.inject({
+        method: o.method as 'GET',
+        url,
+        headers: { ...auth, ...headers, ...(payload ? { 'content-type': 'application/json' } : {}) },
+        payload,
+      });
       assert.equal(String(res.statusCode), o.response!.status, `${o.method} ${o.path}: ${res.body}`);
       if (o.response!.example !== undefined) sameShape(res.json(), o.response!.example, `${o.method} ${o.path}`);
       return res.json();
     }
 
     it('every merchant example: token, create, pay, get, refund, completion, saved-card charge, delete', async () => {
-      const token = await send('post-v1-gateway-access-token', {}, () => ({ client_id: m.credentials.clientId, client_secret: m.credentials.clientSecret }));
+      const token = await send('post-v1-gateway-access-token', {}, () => ({
+        client_id: m.credentials.clientId,
+        client_secret: m.credentials.clientSecret,
+      }));
       m.token = token.access_token;
-      assert.deepEqual(op('post-v1-gateway-payments').request.body, EXAMPLES.createPaymentBody, 'the reference shows the schema’s example');
+      assert.deepEqual(
+        op('post-v1-gateway-payments').request.body,
+        EXAMPLES.createPaymentBody,
+        'the reference shows the schema’s example',
+      );
       const created = await send('post-v1-gateway-payments');
       assert.equal(created.amount, 25.4);
       const paid = await send('post-sandbox-v1-payments-payid-simulate', { payId: created.payId });
@@ -65,7 +90,14 @@ for (const backend of BACKENDS) {
       const refund = await send('post-v1-gateway-payments-payid-cancel', { payId: created.payId });
       assert.deepEqual([refund.status, refund.amount, refund.returnedAmount], ['PartialReturned', 5, 5]);
 
-      const preAuth = (await m.createPayment({ amount: { currency: 'GEL', total: 100 }, returnurl: 'https://shop.example/return', preAuth: true, saveCard: true })).json();
+      const preAuth = (
+        await m.createPayment({
+          amount: { currency: 'GEL', total: 100 },
+          returnurl: 'https://shop.example/return',
+          preAuth: true,
+          saveCard: true,
+        })
+      ).json();
       await send('post-sandbox-v1-payments-payid-simulate', { payId: preAuth.payId });
       const completed = await send('post-v1-gateway-payments-payid-completion', { payId: preAuth.payId });
       assert.deepEqual([completed.status, completed.confirmedAmount], ['Succeeded', 80]);
@@ -86,11 +118,17 @@ for (const backend of BACKENDS) {
       const moved = await send('post-sandbox-v1-clock');
       assert.equal(moved.offsetSeconds, 3600);
       // The example's URL is the shop's; this run's receiver stands in for it.
-      await send('post-sandbox-v1-callbacks-test', {}, (b) => ({ ...b, clientId: m.credentials.clientId, url: rx.url }));
+      await send('post-sandbox-v1-callbacks-test', {}, (b) => ({
+        ...b,
+        clientId: m.credentials.clientId,
+        url: rx.url,
+      }));
       assert.equal(rx.received.length, 1);
     });
 
-    it('runs the curl, PHP and Node snippets as printed, with the reference’s variables', { timeout: 60_000 }, async (ctx) => {
+    it('runs the curl, PHP and Node snippets as printed, with the reference’s variables', {
+      timeout: 60_000,
+    }, async (ctx) => {
       m.token = await accessToken(t.app, m.credentials);
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-snippets-'));
       const create = op('post-v1-gateway-payments').snippets;
@@ -98,16 +136,26 @@ for (const backend of BACKENDS) {
       const vars = { BASE: base, API_KEY: m.credentials.apiKey, TOKEN: m.token };
       // Asynchronously: the gateway answering the snippet runs in this process's event loop.
       const run = async (cmd: string, args: string[], env: Record<string, string> = {}) => {
-        const { stdout } = await promisify(execFile)(cmd, args, { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 20_000 });
+        const { stdout } = await promisify(execFile)(cmd, args, {
+          encoding: 'utf8',
+          env: { ...process.env, ...env },
+          timeout: 20_000,
+        });
         return JSON.parse(stdout.trim().split('\n').at(-1)!);
       };
       // curl: the snippet itself, in a shell with the variables set.
       const viaCurl = await run('sh', ['-c', `${create.curl} -s`], vars);
       assert.equal(viaCurl.status, 'Created');
-      assert.equal((await run('sh', ['-c', `${get.curl} -s`], { ...vars, PAY_ID: viaCurl.payId })).payId, viaCurl.payId);
+      assert.equal(
+        (await run('sh', ['-c', `${get.curl} -s`], { ...vars, PAY_ID: viaCurl.payId })).payId,
+        viaCurl.payId,
+      );
       // Node: the snippet in a module that sets the variables first and prints the answer.
       const nodeFile = path.join(dir, 'create.mjs');
-      fs.writeFileSync(nodeFile, `const base = ${JSON.stringify(base)}, apiKey = ${JSON.stringify(vars.API_KEY)}, token = ${JSON.stringify(vars.TOKEN)};\n${create.node}\nconsole.log(JSON.stringify(answer));\n`);
+      fs.writeFileSync(
+        nodeFile,
+        `const base = ${JSON.stringify(base)}, apiKey = ${JSON.stringify(vars.API_KEY)}, token = ${JSON.stringify(vars.TOKEN)};\n${create.node}\nconsole.log(JSON.stringify(answer));\n`,
+      );
       assert.equal((await run(process.execPath, [nodeFile])).status, 'Created');
       // PHP, when this machine has it (the callback samples' test says so too).
       if (spawnSync('php', ['--version']).status !== 0) {
@@ -115,7 +163,13 @@ for (const backend of BACKENDS) {
         return;
       }
       const phpFile = path.join(dir, 'create.php');
-      fs.writeFileSync(phpFile, create.php.replace('<?php\n', `<?php\n$base = ${JSON.stringify(base)}; $apiKey = ${JSON.stringify(vars.API_KEY)}; $token = ${JSON.stringify(vars.TOKEN)};\n`) + '\necho json_encode($answer), "\\n";\n');
+      fs.writeFileSync(
+        phpFile,
+        create.php.replace(
+          '<?php\n',
+          `<?php\n$base = ${JSON.stringify(base)}; $apiKey = ${JSON.stringify(vars.API_KEY)}; $token = ${JSON.stringify(vars.TOKEN)};\n`,
+        ) + '\necho json_encode($answer), "\\n";\n',
+      );
       assert.equal((await run('php', [phpFile])).status, 'Created');
     });
   });

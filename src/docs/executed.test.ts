@@ -41,12 +41,24 @@ const DOCUMENTED_PORTS = { gateway: 8080, callbacks: 3000 } as const;
 const NOT_LINKED = new Set(['data', '.git', 'test-artifacts', 'dist']);
 const RUNTIMES = { node: process.execPath, php: 'php', python: 'python3' } as const;
 const INSTALL = { php: 'apt-get install php-cli', python: 'apt-get install python3' } as const;
-const missingRuntime = (lang: 'php' | 'python') => (spawnSync(RUNTIMES[lang], ['--version']).status === 0 ? null : `${RUNTIMES[lang]} is not installed (${INSTALL[lang]})`);
+const missingRuntime = (lang: 'php' | 'python') =>
+  spawnSync(RUNTIMES[lang], ['--version']).status === 0
+    ? null
+    : `${RUNTIMES[lang]} is not installed (${INSTALL[lang]})`;
 const EXTENSION = { node: 'mjs', php: 'php', python: 'py' } as const;
 
-const pages = pagesInReadingOrder(ROOT).map((page) => ({ page, blocks: blocksOf(page, fs.readFileSync(path.join(ROOT, page), 'utf8')) }));
+const pages = pagesInReadingOrder(ROOT).map((page) => ({
+  page,
+  blocks: blocksOf(page, fs.readFileSync(path.join(ROOT, page), 'utf8')),
+}));
 
-const tally = { run: new Map<string, number>(), shown: 0, excerpts: 0, notRun: [] as string[], skipped: [] as string[] };
+const tally = {
+  run: new Map<string, number>(),
+  shown: 0,
+  excerpts: 0,
+  notRun: [] as string[],
+  skipped: [] as string[],
+};
 const count = (lang: string) => tally.run.set(lang, (tally.run.get(lang) ?? 0) + 1);
 
 interface Session {
@@ -61,7 +73,9 @@ const where = (b: DocBlock) => `${b.page}:${b.line}`;
 /** The block's text with the documented ports replaced by this run's. */
 function withPorts(code: string, ports: Record<number, number>): string {
   const swap = (p: string) => String(ports[Number(p)] ?? p);
-  return code.replace(/\b(127\.0\.0\.1|localhost):(\d+)\b/g, (_, host: string, p: string) => `${host}:${swap(p)}`).replace(/\bPORT=(\d+)\b/g, (_, p: string) => `PORT=${swap(p)}`);
+  return code
+    .replace(/\b(127\.0\.0\.1|localhost):(\d+)\b/g, (_, host: string, p: string) => `${host}:${swap(p)}`)
+    .replace(/\bPORT=(\d+)\b/g, (_, p: string) => `PORT=${swap(p)}`);
 }
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -75,7 +89,8 @@ function pageScript(page: string, blocks: DocBlock[], s: Session, dir: string): 
   ];
   // The quick start is where a reader sets the variables every later page uses.
   const setsReaderVariables = page === 'docs/guides/quickstart.md';
-  if (page.startsWith('docs/') && !setsReaderVariables && fs.existsSync(s.state)) lines.push(`source ${JSON.stringify(s.state)}`);
+  if (page.startsWith('docs/') && !setsReaderVariables && fs.existsSync(s.state))
+    lines.push(`source ${JSON.stringify(s.state)}`);
   const ran: DocBlock[] = [];
   let backgroundLog: string | null = null;
   for (const b of blocks) {
@@ -87,16 +102,29 @@ function pageScript(page: string, blocks: DocBlock[], s: Session, dir: string): 
     if (b.marker?.kind === 'excerpt-of') {
       const file = path.join(path.dirname(path.join(ROOT, b.page)), b.marker.file);
       assert.ok(fs.existsSync(file), `${where(b)}: ${b.marker.file} does not exist`);
-      assert.ok(fs.readFileSync(file, 'utf8').includes(b.code), `${where(b)}: the block is no longer a verbatim part of ${b.marker.file}`);
+      assert.ok(
+        fs.readFileSync(file, 'utf8').includes(b.code),
+        `${where(b)}: the block is no longer a verbatim part of ${b.marker.file}`,
+      );
       tally.excerpts++;
       continue;
     }
     if (b.marker?.kind === 'output-of-background') {
-      assert.ok(backgroundLog, `${where(b)}: output-of: background, but no block of the page runs in the background before it`);
+      assert.ok(
+        backgroundLog,
+        `${where(b)}: output-of: background, but no block of the page runs in the background before it`,
+      );
       // Each line as a pattern in which ids and numbers may be this run's own.
       for (const line of b.code.split('\n').filter((l) => l.trim())) {
-        const pattern = line.trim().replace(/[.*+?^${}()|[\]\\/]/g, '\\$&').replace(/[0-9a-f]{32}|\d+/g, (id) => (id.length === 32 ? '[0-9a-f]{32}' : '[0-9]+'));
-        lines.push(`echo "@@block ${where(b)}" >&2`, `for i in $(seq 1 300); do grep -qE ${shellQuote(pattern)} ${JSON.stringify(backgroundLog)} && break; sleep 0.1; done`, `grep -E ${shellQuote(pattern)} ${JSON.stringify(backgroundLog)}`);
+        const pattern = line
+          .trim()
+          .replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+          .replace(/[0-9a-f]{32}|\d+/g, (id) => (id.length === 32 ? '[0-9a-f]{32}' : '[0-9]+'));
+        lines.push(
+          `echo "@@block ${where(b)}" >&2`,
+          `for i in $(seq 1 300); do grep -qE ${shellQuote(pattern)} ${JSON.stringify(backgroundLog)} && break; sleep 0.1; done`,
+          `grep -E ${shellQuote(pattern)} ${JSON.stringify(backgroundLog)}`,
+        );
       }
       count('output of a background block');
       continue;
@@ -116,7 +144,10 @@ function pageScript(page: string, blocks: DocBlock[], s: Session, dir: string): 
         const port = s.ports[b.marker.port] ?? b.marker.port;
         // The page goes on once the server listens (bash's /dev/tcp: no other tool needed).
         // It fails at once when the server exited instead.
-        lines.push(`server=$!`, `until (exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null; do kill -0 $server; sleep 0.1; done`);
+        lines.push(
+          `server=$!`,
+          `until (exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null; do kill -0 $server; sleep 0.1; done`,
+        );
       }
     } else if (runner === 'shell') {
       lines.push(code);
@@ -127,19 +158,34 @@ function pageScript(page: string, blocks: DocBlock[], s: Session, dir: string): 
         continue;
       }
       const file = path.join(dir, `block-${b.line}.${EXTENSION[runner]}`);
-      fs.writeFileSync(file, runner === 'php' && !b.code.trimStart().startsWith('<?php') ? `<?php\n${code}\n` : `${code}\n`);
+      fs.writeFileSync(
+        file,
+        runner === 'php' && !b.code.trimStart().startsWith('<?php') ? `<?php\n${code}\n` : `${code}\n`,
+      );
       lines.push(`${RUNTIMES[runner]} ${JSON.stringify(file)}`);
     }
     ran.push(b);
     count(b.lang);
   }
-  if (setsReaderVariables) lines.push(`for v in ${READER_VARIABLES.join(' ')}; do printf 'export %s=%q\\n' "$v" "\${!v}"; done > ${JSON.stringify(s.state)}`);
+  if (setsReaderVariables)
+    lines.push(
+      `for v in ${READER_VARIABLES.join(' ')}; do printf 'export %s=%q\\n' "$v" "\${!v}"; done > ${JSON.stringify(s.state)}`,
+    );
   return { script: `${lines.join('\n')}\n`, ran };
 }
 
 /** Runs a script in its own process group, which is ended afterwards (background blocks with it). */
-async function runScript(file: string, cwd: string, timeoutMs: number): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn('bash', [file], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? os.tmpdir(), LANG: 'C.UTF-8' } });
+async function runScript(
+  file: string,
+  cwd: string,
+  timeoutMs: number,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn('bash', [file], {
+    cwd,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? os.tmpdir(), LANG: 'C.UTF-8' },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
@@ -160,37 +206,47 @@ describe('the documentation, run as a reader runs it, against a fresh gateway pr
   const session: Session = { cwd: '', ports: {}, state: '' };
   before(async () => {
     session.cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-reader-'));
-    for (const entry of fs.readdirSync(ROOT)) if (!NOT_LINKED.has(entry)) fs.symlinkSync(path.join(ROOT, entry), path.join(session.cwd, entry));
+    for (const entry of fs.readdirSync(ROOT))
+      if (!NOT_LINKED.has(entry)) fs.symlinkSync(path.join(ROOT, entry), path.join(session.cwd, entry));
     fs.mkdirSync(path.join(session.cwd, 'data'));
     // The test runner's PGlite template is what `npm start`'s first start makes of an empty data
     // directory (initialised and migrated, nothing else): copied, it saves an initdb that took over
     // two minutes on two saturated cores. The gateway's bootstrap still writes the admin token and
     // the demo merchant, as on a first start.
-    if (fs.existsSync(PGLITE_TEMPLATE)) fs.cpSync(PGLITE_TEMPLATE, path.join(session.cwd, 'data', 'pglite'), { recursive: true });
+    if (fs.existsSync(PGLITE_TEMPLATE))
+      fs.cpSync(PGLITE_TEMPLATE, path.join(session.cwd, 'data', 'pglite'), { recursive: true });
     session.state = path.join(session.cwd, '.reader-variables.sh');
     const gatewayPort = await freePort();
     session.ports = { [DOCUMENTED_PORTS.gateway]: gatewayPort, [DOCUMENTED_PORTS.callbacks]: await freePort() };
     // What `npm start` runs, on a data directory of its own (never ./data): the sandbox writes the
     // admin token and the demo merchant there on its first start.
-    gw = await startGatewayProcess({
-      KARIBCHE_MODE: 'sandbox',
-      KARIBCHE_DATA_DIR: path.join(session.cwd, 'data'),
-      PORT: String(gatewayPort),
-      HOST: '127.0.0.1',
-      KARIBCHE_PUBLIC_URL: `http://127.0.0.1:${gatewayPort}`,
-      KARIBCHE_ADMIN_TOKEN: '',
-      DATABASE_URL: '',
-      LOG_LEVEL: 'warn',
-    }, { timeoutMs: 240_000 });
+    gw = await startGatewayProcess(
+      {
+        KARIBCHE_MODE: 'sandbox',
+        KARIBCHE_DATA_DIR: path.join(session.cwd, 'data'),
+        PORT: String(gatewayPort),
+        HOST: '127.0.0.1',
+        KARIBCHE_PUBLIC_URL: `http://127.0.0.1:${gatewayPort}`,
+        KARIBCHE_ADMIN_TOKEN: '',
+        DATABASE_URL: '',
+        LOG_LEVEL: 'warn',
+      },
+      { timeoutMs: 240_000 },
+    );
   });
   after(async () => {
     await gw?.kill('SIGTERM');
     // The reader's directory: its links go (never what they point to), with the gateway's data.
     if (session.cwd) fs.rmSync(session.cwd, { recursive: true, force: true });
     const runs = [...tally.run].map(([lang, n]) => `${n} ${lang}`).join(', ');
-    console.log(`# docs blocks run: ${[...tally.run.values()].reduce((a, b) => a + b, 0)} (${runs}); shown only (json, text, http, ini): ${tally.shown}; excerpts checked against their file: ${tally.excerpts}`);
+    console.log(
+      `# docs blocks run: ${[...tally.run.values()].reduce((a, b) => a + b, 0)} (${runs}); shown only (json, text, http, ini): ${tally.shown}; excerpts checked against their file: ${tally.excerpts}`,
+    );
     console.log(`# marked not-run: ${tally.notRun.length}\n${tally.notRun.map((r) => `#   ${r}`).join('\n')}`);
-    if (tally.skipped.length) console.log(`# skipped (runtime missing): ${tally.skipped.length}\n${tally.skipped.map((r) => `#   ${r}`).join('\n')}`);
+    if (tally.skipped.length)
+      console.log(
+        `# skipped (runtime missing): ${tally.skipped.length}\n${tally.skipped.map((r) => `#   ${r}`).join('\n')}`,
+      );
   });
 
   it('every block has a language the test knows or a marker it can read', () => {
@@ -208,8 +264,15 @@ describe('the documentation, run as a reader runs it, against a fresh gateway pr
       fs.writeFileSync(file, script);
       const r = await runScript(file, session.cwd, 90_000);
       const failed = [...r.stderr.matchAll(/@@block (\S+)/g)].at(-1)?.[1];
-      const background = fs.readdirSync(dir).filter((f) => f.startsWith('background-')).map((f) => `\n--- ${f}\n${fs.readFileSync(path.join(dir, f), 'utf8').slice(-2000)}`);
-      assert.equal(r.status, 0, `${page}: block ${failed} failed (exit ${r.status})\n--- stdout\n${r.stdout.slice(-3000)}\n--- stderr\n${r.stderr.slice(-3000)}${background.join('')}`);
+      const background = fs
+        .readdirSync(dir)
+        .filter((f) => f.startsWith('background-'))
+        .map((f) => `\n--- ${f}\n${fs.readFileSync(path.join(dir, f), 'utf8').slice(-2000)}`);
+      assert.equal(
+        r.status,
+        0,
+        `${page}: block ${failed} failed (exit ${r.status})\n--- stdout\n${r.stdout.slice(-3000)}\n--- stderr\n${r.stderr.slice(-3000)}${background.join('')}`,
+      );
     });
   }
 
@@ -238,7 +301,12 @@ describe('the documentation, run as a reader runs it, against a fresh gateway pr
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), `karibche-reference-${lang}-`));
         // A merchant of this reader's own, set up like the demo merchant (the examples'
         // Idempotency-Keys would replay another reader's answers).
-        const reader = await ReferenceReader.create(ref.base, ref.adminToken, withPorts(CALLBACK_URL, session.ports), lang);
+        const reader = await ReferenceReader.create(
+          ref.base,
+          ref.adminToken,
+          withPorts(CALLBACK_URL, session.ports),
+          lang,
+        );
         for (const op of ref.operations) {
           const snippet = op.snippets[lang];
           assert.ok(ref.servedPage.includes(snippet), `${op.id}: the ${lang} example is not on the served page`);
@@ -250,7 +318,8 @@ describe('the documentation, run as a reader runs it, against a fresh gateway pr
           const variables = { ...reader.variables(), ...(await reader.pathVariables(op)) };
           const answer = await runSnippet(lang, withPorts(snippet, session.ports), variables, dir, session.cwd);
           count(`/docs/api ${lang}`);
-          if (answer !== null && op.response?.example !== undefined) sameShape(answer, op.response.example, `${lang} ${op.method} ${op.path}`);
+          if (answer !== null && op.response?.example !== undefined)
+            sameShape(answer, op.response.example, `${lang} ${op.method} ${op.path}`);
           await reader.after(op, answer);
         }
       });
@@ -264,8 +333,10 @@ describe('the documentation, run as a reader runs it, against a fresh gateway pr
  */
 const REFERENCE_NOT_RUN: Record<string, string> = {
   'get-v1-gateway-events-stream': 'a server-sent event stream never ends (src/api/routes/events.test.ts reads it)',
-  'post-admin-v1-merchants-clientid-users': 'its body is generated from the schema ("string" is no e-mail address): no example of its own yet',
-  'post-sandbox-v1-callbacks-conformance': 'its body is generated from the schema ("string" is no URL): no example of its own yet',
+  'post-admin-v1-merchants-clientid-users':
+    'its body is generated from the schema ("string" is no e-mail address): no example of its own yet',
+  'post-sandbox-v1-callbacks-conformance':
+    'its body is generated from the schema ("string" is no URL): no example of its own yet',
   'get-sandbox-v1-callbacks-conformance-runid': 'needs a finished conformance run (src/sandbox/conformance.test.ts)',
 };
 
@@ -275,10 +346,21 @@ const camelName = (curlName: string) => curlName.toLowerCase().replace(/_(\w)/g,
  * Runs one example as a reader would: curl in bash with the variables set, the Node and PHP ones
  * after lines that set theirs. Fails on an HTTP error; answers the parsed JSON (null: no body).
  */
-async function runSnippet(lang: 'curl' | 'node' | 'php', snippet: string, vars: Record<string, string>, dir: string, cwd: string): Promise<unknown> {
+async function runSnippet(
+  lang: 'curl' | 'node' | 'php',
+  snippet: string,
+  vars: Record<string, string>,
+  dir: string,
+  cwd: string,
+): Promise<unknown> {
   const run = async (cmd: string, args: string[], env: Record<string, string> = {}) => {
     try {
-      const { stdout } = await promisify(execFile)(cmd, args, { cwd, encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? os.tmpdir(), ...env } });
+      const { stdout } = await promisify(execFile)(cmd, args, {
+        cwd,
+        encoding: 'utf8',
+        timeout: 30_000,
+        env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? os.tmpdir(), ...env },
+      });
       return stdout.trim();
     } catch (err) {
       const e = err as { stdout?: string; stderr?: string; message: string };
@@ -287,15 +369,26 @@ async function runSnippet(lang: 'curl' | 'node' | 'php', snippet: string, vars: 
   };
   let out: string;
   if (lang === 'curl') {
-    out = await run('bash', ['-c', `set -euo pipefail\ncurl() { command curl -sS --fail-with-body "$@"; }\n${snippet}`], vars);
+    out = await run(
+      'bash',
+      ['-c', `set -euo pipefail\ncurl() { command curl -sS --fail-with-body "$@"; }\n${snippet}`],
+      vars,
+    );
   } else if (lang === 'node') {
     const file = path.join(dir, 'example.mjs');
-    const declarations = Object.entries(vars).map(([k, v]) => `const ${camelName(k)} = ${JSON.stringify(v)};`).join('\n');
-    fs.writeFileSync(file, `${declarations}\n${snippet}\nif (!res.ok) { console.error(res.status, JSON.stringify(answer)); process.exit(1); }\nconsole.log(JSON.stringify(answer));\n`);
+    const declarations = Object.entries(vars)
+      .map(([k, v]) => `const ${camelName(k)} = ${JSON.stringify(v)};`)
+      .join('\n');
+    fs.writeFileSync(
+      file,
+      `${declarations}\n${snippet}\nif (!res.ok) { console.error(res.status, JSON.stringify(answer)); process.exit(1); }\nconsole.log(JSON.stringify(answer));\n`,
+    );
     out = await run(process.execPath, [file]);
   } else {
     const file = path.join(dir, 'example.php');
-    const declarations = Object.entries(vars).map(([k, v]) => `$${camelName(k)} = ${JSON.stringify(v)};`).join('\n');
+    const declarations = Object.entries(vars)
+      .map(([k, v]) => `$${camelName(k)} = ${JSON.stringify(v)};`)
+      .join('\n');
     const check = `if (!preg_match('#^HTTP/\\S+ 2\\d\\d#', $http_response_header[0])) { fwrite(STDERR, $http_response_header[0] . "\\n" . json_encode($answer)); exit(1); }\necho json_encode($answer), "\\n";`;
     fs.writeFileSync(file, snippet.replace('<?php\n', `<?php\n${declarations}\n`) + `\n${check}\n`);
     out = await run('php', [file]);
@@ -315,7 +408,13 @@ class ReferenceReader {
   ) {}
 
   static async create(base: string, adminToken: string, callbackUrl: string, name: string): Promise<ReferenceReader> {
-    const created = await call(base, 'POST', '/admin/v1/merchants', { authorization: `Bearer ${adminToken}` }, { ...DEMO_SETTINGS, name: `Reader in ${name}` });
+    const created = await call(
+      base,
+      'POST',
+      '/admin/v1/merchants',
+      { authorization: `Bearer ${adminToken}` },
+      { ...DEMO_SETTINGS, name: `Reader in ${name}` },
+    );
     const reader = new ReferenceReader(base, adminToken, callbackUrl, created.credentials);
     await reader.newToken();
     return reader;
@@ -323,22 +422,53 @@ class ReferenceReader {
 
   private async newToken(): Promise<void> {
     const c = this.credentials;
-    this.token = (await call(this.base, 'POST', '/v1/gateway/access-token', { apikey: c.apiKey }, { client_id: c.clientId, client_secret: c.clientSecret })).access_token;
+    this.token = (
+      await call(
+        this.base,
+        'POST',
+        '/v1/gateway/access-token',
+        { apikey: c.apiKey },
+        { client_id: c.clientId, client_secret: c.clientSecret },
+      )
+    ).access_token;
   }
 
   /** The variables the reference's table tells the reader to set. */
   variables(): Record<string, string> {
     const c = this.credentials;
-    const values: Record<string, string> = { BASE: this.base, API_KEY: c.apiKey, CLIENT_ID: c.clientId, CLIENT_SECRET: c.clientSecret, CALLBACK_SECRET: c.callbackSecret, TOKEN: this.token, ADMIN_TOKEN: this.adminToken };
-    assert.deepEqual(Object.keys(values).sort(), [...READER_VARIABLES].sort(), 'the reference names the variables this reader sets');
+    const values: Record<string, string> = {
+      BASE: this.base,
+      API_KEY: c.apiKey,
+      CLIENT_ID: c.clientId,
+      CLIENT_SECRET: c.clientSecret,
+      CALLBACK_SECRET: c.callbackSecret,
+      TOKEN: this.token,
+      ADMIN_TOKEN: this.adminToken,
+    };
+    assert.deepEqual(
+      Object.keys(values).sort(),
+      [...READER_VARIABLES].sort(),
+      'the reference names the variables this reader sets',
+    );
     return values;
   }
 
   private merchant = () => ({ apikey: this.credentials.apiKey, authorization: `Bearer ${this.token}` });
 
   private async payment(extra: Record<string, unknown> = {}, pay = true): Promise<string> {
-    const created = await call(this.base, 'POST', '/v1/gateway/payments', this.merchant(), { amount: { currency: 'GEL', total: 100 }, returnurl: 'https://shop.example/return', ...extra });
-    if (pay) await call(this.base, 'POST', `/sandbox/v1/payments/${created.payId}/simulate`, { authorization: `Bearer ${this.adminToken}` }, { method: 5, card: '4111111111111111' });
+    const created = await call(this.base, 'POST', '/v1/gateway/payments', this.merchant(), {
+      amount: { currency: 'GEL', total: 100 },
+      returnurl: 'https://shop.example/return',
+      ...extra,
+    });
+    if (pay)
+      await call(
+        this.base,
+        'POST',
+        `/sandbox/v1/payments/${created.payId}/simulate`,
+        { authorization: `Bearer ${this.adminToken}` },
+        { method: 5, card: '4111111111111111' },
+      );
     return created.payId;
   }
 
@@ -362,13 +492,19 @@ class ReferenceReader {
     const vars: Record<string, string> = {};
     if (needs.has('payId')) {
       // simulate pays a new payment; completion captures a pre-authorised one; the rest act on a paid one.
-      vars.PAY_ID = op.path.endsWith('/simulate') ? await this.payment({}, false) : await this.payment(op.path.endsWith('/completion') ? { preAuth: true } : { callbackUrl: this.callbackUrl });
+      vars.PAY_ID = op.path.endsWith('/simulate')
+        ? await this.payment({}, false)
+        : await this.payment(op.path.endsWith('/completion') ? { preAuth: true } : { callbackUrl: this.callbackUrl });
     }
     // A reader redelivers a callback that was delivered (or failed), not one on its way: wait for it.
     if (vars.PAY_ID && op.path.endsWith('/callbacks/redeliver')) await this.callbackSettled(vars.PAY_ID);
     if (needs.has('recId')) vars.REC_ID = await this.savedCard();
     if (needs.has('id')) vars.ID = (await call(this.base, 'POST', '/v1/gateway/api-keys', this.merchant())).id;
-    for (const name of needs) assert.ok(name === 'clientId' || vars[name.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()], `${op.id}: no value for {${name}}`);
+    for (const name of needs)
+      assert.ok(
+        name === 'clientId' || vars[name.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()],
+        `${op.id}: no value for {${name}}`,
+      );
     return vars;
   }
 
@@ -380,8 +516,18 @@ class ReferenceReader {
   }
 }
 
-async function call(base: string, method: string, url: string, headers: Record<string, string>, body?: unknown): Promise<any> {
-  const res = await fetch(base + url, { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+async function call(
+  base: string,
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<any> {
+  const res = await fetch(base + url, {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   assert.ok(res.ok, `${method} ${url}: ${res.status} ${text}`);
   return text ? JSON.parse(text) : null;

@@ -92,7 +92,9 @@ function titleAndSummary(markdown: string, fallback: string): { title: string; s
 export function plainText(markdown: string): string {
   return markdown
     .split(/(`[^`]*`)/)
-    .map((part, i) => (i % 2 ? part.slice(1, -1) : part.replace(/\*+/g, '').replace(/_+(?![\p{L}\p{N}])|(?<![\p{L}\p{N}])_+/gu, '')))
+    .map((part, i) =>
+      i % 2 ? part.slice(1, -1) : part.replace(/\*+/g, '').replace(/_+(?![\p{L}\p{N}])|(?<![\p{L}\p{N}])_+/gu, ''),
+    )
     .join('');
 }
 
@@ -103,7 +105,11 @@ const rank = (p: DocPage) => {
 
 /** Every Markdown page under `dir`, guides first in reading order, then the rest by title. */
 export function loadPages(dir: string): DocPage[] {
-  const slugs = new Set(walk(dir).filter((f) => f.endsWith('.md')).map((f) => f.slice(0, -3)));
+  const slugs = new Set(
+    walk(dir)
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => f.slice(0, -3)),
+  );
   const pages = [...slugs].map((slug): DocPage => {
     const file = path.join(dir, `${slug}.md`);
     const markdown = fs.readFileSync(file, 'utf8');
@@ -119,7 +125,13 @@ export function loadPages(dir: string): DocPage[] {
       markdown,
     };
   });
-  return pages.sort((a, b) => Number(b.guide) - Number(a.guide) || rank(a) - rank(b) || a.title.localeCompare(b.title) || a.slug.localeCompare(b.slug));
+  return pages.sort(
+    (a, b) =>
+      Number(b.guide) - Number(a.guide) ||
+      rank(a) - rank(b) ||
+      a.title.localeCompare(b.title) ||
+      a.slug.localeCompare(b.slug),
+  );
 }
 
 /** Non-Markdown files under `dir` that may be served (see STATIC_TYPES), by path below docs/. */

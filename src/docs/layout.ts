@@ -10,11 +10,28 @@ export const DOCS_JS_PATH = '/docs/assets/docs.js';
 export const SEARCH_INDEX_PATH = '/docs/search.json';
 
 /** The docs pages' policy: our stylesheet, images and one script, which may read the search index; nothing else. */
-export const DOCS_CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export const DOCS_CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self' data:; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const CHROME = {
-  en: { skip: 'Skip to the content', menu: 'Menu', onThisPage: 'On this page', markdown: 'This page as Markdown', guides: 'Guides', reference: 'Reference', more: 'More documentation' },
-  ka: { skip: 'შინაარსზე გადასვლა', menu: 'მენიუ', onThisPage: 'ამ გვერდზე', markdown: 'ეს გვერდი Markdown-ად', guides: 'სახელმძღვანელოები', reference: 'ცნობარი', more: 'სხვა დოკუმენტაცია' },
+  en: {
+    skip: 'Skip to the content',
+    menu: 'Menu',
+    onThisPage: 'On this page',
+    markdown: 'This page as Markdown',
+    guides: 'Guides',
+    reference: 'Reference',
+    more: 'More documentation',
+  },
+  ka: {
+    skip: 'შინაარსზე გადასვლა',
+    menu: 'მენიუ',
+    onThisPage: 'ამ გვერდზე',
+    markdown: 'ეს გვერდი Markdown-ად',
+    guides: 'სახელმძღვანელოები',
+    reference: 'ცნობარი',
+    more: 'სხვა დოკუმენტაცია',
+  },
 };
 
 export const REFERENCE_LINKS: { href: string; title: string }[] = [
@@ -45,12 +62,16 @@ function navigation(pages: DocPage[], current: string, lang: 'en' | 'ka'): strin
   const others = pages.filter((p) => !p.guide);
   const guideItems = guides
     .map((p) => {
-      const ka = p.translation ? ` <span class="alt">${link(`/docs/${p.translation}`, 'ქართ.', current, 'ka')}</span>` : '';
+      const ka = p.translation
+        ? ` <span class="alt">${link(`/docs/${p.translation}`, 'ქართ.', current, 'ka')}</span>`
+        : '';
       return `<li>${link(`/docs/${p.slug}`, p.title, current)}${ka}</li>`;
     })
     .join('');
   // A Georgian page without an English one still needs a place in the menu.
-  const orphans = pages.filter((p) => p.guide && p.lang === 'ka' && !p.translation).map((p) => `<li>${link(`/docs/${p.slug}`, p.title, current, 'ka')}</li>`);
+  const orphans = pages
+    .filter((p) => p.guide && p.lang === 'ka' && !p.translation)
+    .map((p) => `<li>${link(`/docs/${p.slug}`, p.title, current, 'ka')}</li>`);
   return `<nav id="nav" aria-label="Documentation">
 <p class="nav-home">${link('/docs', 'Karibche docs', current)}</p>
 <h2>${t.guides}</h2><ul>${guideItems}${orphans.join('')}</ul>
@@ -60,13 +81,19 @@ function navigation(pages: DocPage[], current: string, lang: 'en' | 'ka'): strin
 }
 
 /** The table of contents goes right under the page's title. */
-const withToc = (body: string, toc: string) => (toc && body.includes('</h1>') ? body.replace('</h1>', `</h1>${toc}`) : toc + body);
+const withToc = (body: string, toc: string) =>
+  toc && body.includes('</h1>') ? body.replace('</h1>', `</h1>${toc}`) : toc + body;
 
 export function page(pages: DocPage[], o: PageOptions): string {
   const t = CHROME[o.lang];
-  const toc = o.toc && o.toc.length >= 3 ? `<nav class="toc" aria-label="${t.onThisPage}"><h2>${t.onThisPage}</h2><ul>${o.toc.map((h) => `<li><a href="#${escape(h.id)}">${escape(h.text)}</a></li>`).join('')}</ul></nav>` : '';
+  const toc =
+    o.toc && o.toc.length >= 3
+      ? `<nav class="toc" aria-label="${t.onThisPage}"><h2>${t.onThisPage}</h2><ul>${o.toc.map((h) => `<li><a href="#${escape(h.id)}">${escape(h.text)}</a></li>`).join('')}</ul></nav>`
+      : '';
   const tools = [
-    o.translation ? `<a href="${escape(o.translation.href)}" hreflang="${o.lang === 'en' ? 'ka' : 'en'}" lang="${o.lang === 'en' ? 'ka' : 'en'}">${escape(o.translation.label)}</a>` : '',
+    o.translation
+      ? `<a href="${escape(o.translation.href)}" hreflang="${o.lang === 'en' ? 'ka' : 'en'}" lang="${o.lang === 'en' ? 'ka' : 'en'}">${escape(o.translation.label)}</a>`
+      : '',
     o.markdownHref ? `<a href="${escape(o.markdownHref)}" type="text/markdown">${t.markdown}</a>` : '',
   ].filter(Boolean);
   return `<!doctype html>

@@ -3,7 +3,8 @@
 // better in a model's context than the HTML pages.
 import type { DocPage } from './files.ts';
 
-const entry = (base: string, p: DocPage) => `- [${p.title}](${base}/docs/${p.slug}.md)${p.summary ? `: ${p.summary}` : ''}`;
+const entry = (base: string, p: DocPage) =>
+  `- [${p.title}](${base}/docs/${p.slug}.md)${p.summary ? `: ${p.summary}` : ''}`;
 
 export function llmsTxt(base: string, pages: DocPage[]): string {
   const guides = pages.filter((p) => p.guide);

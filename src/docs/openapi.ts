@@ -8,8 +8,17 @@ import { MERCHANT_OPERATIONS, type Operation } from '../errors/catalogue.ts';
 
 export const SECURITY_SCHEMES = {
   apikey: { type: 'apiKey', in: 'header', name: 'apikey', description: 'The merchant’s API key' },
-  bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from POST /v1/gateway/access-token' },
-  admin: { type: 'http', scheme: 'bearer', description: 'The operator’s admin token (KARIBCHE_ADMIN_TOKEN; data/admin-token in the sandbox)' },
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'An access token from POST /v1/gateway/access-token',
+  },
+  admin: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The operator’s admin token (KARIBCHE_ADMIN_TOKEN; data/admin-token in the sandbox)',
+  },
 } as const;
 
 export type Credential = keyof typeof SECURITY_SCHEMES;

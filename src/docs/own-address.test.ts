@@ -9,11 +9,16 @@ import { docsDirectory, loadPages, plainText } from './files.ts';
 
 const pages = loadPages(docsDirectory());
 /** Every environment variable name the docs mention, e.g. KARIBCHE_MODE. */
-const envNames = [...new Set(pages.flatMap((p) => [...p.markdown.matchAll(/\b(KARIBCHE(?:_[A-Z0-9]+)+)\b/g)].map((m) => m[1]!)))];
+const envNames = [
+  ...new Set(pages.flatMap((p) => [...p.markdown.matchAll(/\b(KARIBCHE(?:_[A-Z0-9]+)+)\b/g)].map((m) => m[1]!))),
+];
 
 describe('plainText (the docs indexes’ summaries)', () => {
   it('keeps underscores inside names and code spans, drops emphasis marks', () => {
-    assert.equal(plainText('Set `KARIBCHE_MODE` and KARIBCHE_URL, *not* _this_ or **that**.'), 'Set KARIBCHE_MODE and KARIBCHE_URL, not this or that.');
+    assert.equal(
+      plainText('Set `KARIBCHE_MODE` and KARIBCHE_URL, *not* _this_ or **that**.'),
+      'Set KARIBCHE_MODE and KARIBCHE_URL, not this or that.',
+    );
     assert.equal(plainText('`a*b` __strong__ snake_case'), 'a*b strong snake_case');
   });
 });
@@ -21,16 +26,26 @@ describe('plainText (the docs indexes’ summaries)', () => {
 for (const backend of BACKENDS) {
   describe(`served docs on a gateway elsewhere [${backend}]`, () => {
     const ctx = useGateway(backend, { KARIBCHE_PUBLIC_URL: 'https://sandbox.shop.example:8443' });
-    const get = (url: string, headers: Record<string, string> = {}) => ctx.t.app.inject({ method: 'GET', url, headers });
+    const get = (url: string, headers: Record<string, string> = {}) =>
+      ctx.t.app.inject({ method: 'GET', url, headers });
 
     it('the quick start, its Markdown twin and the README home give BASE as this gateway’s public URL', async () => {
-      for (const url of ['/docs/guides/quickstart', '/docs/guides/quickstart.md', '/docs/guides/quickstart.ka', '/docs/cli', '/llms.txt']) {
+      for (const url of [
+        '/docs/guides/quickstart',
+        '/docs/guides/quickstart.md',
+        '/docs/guides/quickstart.ka',
+        '/docs/cli',
+        '/llms.txt',
+      ]) {
         const body = (await get(url)).body;
         assert.doesNotMatch(body, /127\.0\.0\.1:8080/, url);
       }
       assert.match((await get('/docs/guides/quickstart')).body, /BASE=https:\/\/sandbox\.shop\.example:8443\n/);
       assert.match((await get('/docs/guides/quickstart.md')).body, /BASE=https:\/\/sandbox\.shop\.example:8443\n/);
-      assert.match((await get('/llms.txt')).body, /\(https:\/\/sandbox\.shop\.example:8443\/docs\/guides\/quickstart\.md\)/);
+      assert.match(
+        (await get('/llms.txt')).body,
+        /\(https:\/\/sandbox\.shop\.example:8443\/docs\/guides\/quickstart\.md\)/,
+      );
     });
 
     it('environment variable names keep their underscores in llms.txt, the docs home and every page', async () => {
@@ -48,7 +63,8 @@ for (const backend of BACKENDS) {
       const res = await get('/', { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' });
       assert.equal(res.statusCode, 200);
       assert.match(String(res.headers['content-type']), /^text\/html/);
-      for (const href of ['/docs', '/dashboard', '/docs/api']) assert.match(res.body, new RegExp(`href="${href}"`), href);
+      for (const href of ['/docs', '/dashboard', '/docs/api'])
+        assert.match(res.body, new RegExp(`href="${href}"`), href);
       for (const href of ['/docs', '/dashboard', '/docs/api']) assert.notEqual((await get(href)).statusCode, 404, href);
       assert.equal((await get('/', { accept: '*/*' })).statusCode, 200);
     });

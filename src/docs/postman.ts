@@ -10,7 +10,10 @@ const STATUS_TEXT: Record<string, string> = { '200': 'OK', '201': 'Created', '20
 const camel = (name: string) => name.replace(/[-_]+(\w)/g, (_, c: string) => c.toUpperCase());
 
 function auth(op: ReferenceOperation) {
-  const bearer = (variable: string) => ({ type: 'bearer', bearer: [{ key: 'token', value: `{{${variable}}}`, type: 'string' }] });
+  const bearer = (variable: string) => ({
+    type: 'bearer',
+    bearer: [{ key: 'token', value: `{{${variable}}}`, type: 'string' }],
+  });
   if (op.credentials.includes('admin')) return bearer('adminToken');
   if (op.credentials.includes('bearer')) return bearer('token');
   return { type: 'noauth' };
@@ -19,22 +22,35 @@ function auth(op: ReferenceOperation) {
 /** What a request's test script keeps for the requests after it. */
 function events(op: ReferenceOperation) {
   const keep = (lines: string[]) => [{ listen: 'test', script: { type: 'text/javascript', exec: lines } }];
-  if (op.path.endsWith('/access-token')) return keep(["if (pm.response.code === 200) pm.collectionVariables.set('token', pm.response.json().access_token);"]);
-  if (op.method === 'POST' && /\/payments$/.test(op.path)) return keep(["if (pm.response.code === 200) pm.collectionVariables.set('payId', pm.response.json().payId);"]);
+  if (op.path.endsWith('/access-token'))
+    return keep([
+      "if (pm.response.code === 200) pm.collectionVariables.set('token', pm.response.json().access_token);",
+    ]);
+  if (op.method === 'POST' && /\/payments$/.test(op.path))
+    return keep(["if (pm.response.code === 200) pm.collectionVariables.set('payId', pm.response.json().payId);"]);
   return undefined;
 }
 
 function request(op: ReferenceOperation, baseUrl: string) {
-  const segments = op.path.split('/').filter(Boolean).map((s) => s.replace(/^\{(\w+)\}$/, ':$1'));
+  const segments = op.path
+    .split('/')
+    .filter(Boolean)
+    .map((s) => s.replace(/^\{(\w+)\}$/, ':$1'));
   const pathParams = op.fields.filter((f) => f.in === 'path');
   const query = Object.entries(op.request.query).map(([key, value]) => ({ key, value }));
   const header = [
     ...(op.credentials.includes('apikey') ? [{ key: 'apikey', value: '{{apiKey}}', type: 'text' }] : []),
-    ...Object.entries(op.request.headers).map(([key, value]) => ({ key, value: key === 'Idempotency-Key' ? '{{$guid}}' : value, type: 'text' })),
+    ...Object.entries(op.request.headers).map(([key, value]) => ({
+      key,
+      value: key === 'Idempotency-Key' ? '{{$guid}}' : value,
+      type: 'text',
+    })),
     ...(op.request.body !== undefined ? [{ key: 'Content-Type', value: 'application/json', type: 'text' }] : []),
   ];
   // The token request sends the collection's credentials, not the reference's example values.
-  const body = op.path.endsWith('/access-token') ? { client_id: '{{clientId}}', client_secret: '{{clientSecret}}' } : op.request.body;
+  const body = op.path.endsWith('/access-token')
+    ? { client_id: '{{clientId}}', client_secret: '{{clientSecret}}' }
+    : op.request.body;
   const qs = query.length ? `?${query.map((q) => `${q.key}=${q.value}`).join('&')}` : '';
   return {
     method: op.method,
@@ -45,15 +61,29 @@ function request(op: ReferenceOperation, baseUrl: string) {
       host: ['{{baseUrl}}'],
       path: segments,
       ...(query.length ? { query } : {}),
-      ...(pathParams.length ? { variable: pathParams.map((p) => ({ key: p.name, value: `{{${camel(p.name)}}}`, description: p.description })) } : {}),
+      ...(pathParams.length
+        ? {
+            variable: pathParams.map((p) => ({
+              key: p.name,
+              value: `{{${camel(p.name)}}}`,
+              description: p.description,
+            })),
+          }
+        : {}),
     },
-    ...(body !== undefined ? { body: { mode: 'raw', raw: JSON.stringify(body, null, 2), options: { raw: { language: 'json' } } } } : {}),
+    ...(body !== undefined
+      ? { body: { mode: 'raw', raw: JSON.stringify(body, null, 2), options: { raw: { language: 'json' } } } }
+      : {}),
     description: [op.summary, op.description, `Reference: ${baseUrl}/docs/api#${op.id}`].filter(Boolean).join('\n\n'),
   };
 }
 
 export function postmanCollection(title: string, description: string, baseUrl: string, groups: ReferenceGroup[]) {
-  const pathVariables = new Set(groups.flatMap((g) => g.operations.flatMap((o) => o.fields.filter((f) => f.in === 'path').map((f) => camel(f.name)))));
+  const pathVariables = new Set(
+    groups.flatMap((g) =>
+      g.operations.flatMap((o) => o.fields.filter((f) => f.in === 'path').map((f) => camel(f.name))),
+    ),
+  );
   return {
     info: { name: title, description, schema: POSTMAN_SCHEMA },
     item: groups.map((g) => ({

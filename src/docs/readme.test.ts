@@ -21,7 +21,9 @@ for (const backend of BACKENDS) {
     });
     after(() => t.close());
 
-    it('creates a payment, pays it with the test card and reads it back as Succeeded', { timeout: 60_000 }, async () => {
+    it('creates a payment, pays it with the test card and reads it back as Succeeded', {
+      timeout: 60_000,
+    }, async () => {
       const readme = fs.readFileSync('README.md', 'utf8');
       const section = readme.slice(readme.indexOf('## Try it in five minutes'));
       const script = /```sh\n([\s\S]*?)```/.exec(section)![1]!.replaceAll('http://127.0.0.1:8080', base);
@@ -31,9 +33,14 @@ for (const backend of BACKENDS) {
       const dataDir = t.gw.services.config.dataDir;
       assert.ok(fs.existsSync(path.join(dataDir, 'demo-merchant.json')), 'the sandbox wrote the demo merchant');
       fs.symlinkSync(dataDir, path.join(cwd, 'data'));
-      if (!fs.existsSync(path.join(dataDir, 'admin-token'))) fs.writeFileSync(path.join(dataDir, 'admin-token'), `${ADMIN_TOKEN}\n`);
+      if (!fs.existsSync(path.join(dataDir, 'admin-token')))
+        fs.writeFileSync(path.join(dataDir, 'admin-token'), `${ADMIN_TOKEN}\n`);
       // Asynchronously: the gateway that answers runs in this process's event loop.
-      const { stdout } = await promisify(execFile)('sh', ['-e', '-c', script], { cwd, encoding: 'utf8', timeout: 45_000 });
+      const { stdout } = await promisify(execFile)('sh', ['-e', '-c', script], {
+        cwd,
+        encoding: 'utf8',
+        timeout: 45_000,
+      });
       // curl -s prints no newline: the simulate answer and the final read follow each other.
       const last = JSON.parse(stdout.slice(stdout.lastIndexOf('{"payId"')));
       assert.equal(last.status, 'Succeeded', stdout);
@@ -46,11 +53,23 @@ for (const backend of BACKENDS) {
 describe('the README’s test counts', () => {
   it('states the run counts npm test uses and the variables of the long runs', () => {
     const readme = fs.readFileSync('README.md', 'utf8').replace(/\s+/g, ' ');
-    const modelDefault = /KARIBCHE_MODEL_RUNS \?\? (\d+)/.exec(fs.readFileSync('src/payments/lifecycle.model.test.ts', 'utf8'))![1]!;
-    const seed = /KARIBCHE_MODEL_SEED \?\? (\d+)/.exec(fs.readFileSync('src/payments/lifecycle.model.test.ts', 'utf8'))![1]!;
-    const grammarDefault = /KARIBCHE_HOSTILE_GRAMMAR_RUNS \?\? ([\d_]+)/.exec(fs.readFileSync('src/security/hostile-grammar.test.ts', 'utf8'))![1]!.replace(/_/g, '');
-    assert.match(readme, new RegExp(`${modelDefault} random sequences of up to 25 steps per backend in \`npm test\` \\(seed ${seed}\\)`));
-    assert.match(readme, new RegExp(`${Number(grammarDefault).toLocaleString('en')} cases per backend in \`npm test\``));
+    const modelDefault = /KARIBCHE_MODEL_RUNS \?\? (\d+)/.exec(
+      fs.readFileSync('src/payments/lifecycle.model.test.ts', 'utf8'),
+    )![1]!;
+    const seed = /KARIBCHE_MODEL_SEED \?\? (\d+)/.exec(
+      fs.readFileSync('src/payments/lifecycle.model.test.ts', 'utf8'),
+    )![1]!;
+    const grammarDefault = /KARIBCHE_HOSTILE_GRAMMAR_RUNS \?\? ([\d_]+)/
+      .exec(fs.readFileSync('src/security/hostile-grammar.test.ts', 'utf8'))![1]!
+      .replace(/_/g, '');
+    assert.match(
+      readme,
+      new RegExp(`${modelDefault} random sequences of up to 25 steps per backend in \`npm test\` \\(seed ${seed}\\)`),
+    );
+    assert.match(
+      readme,
+      new RegExp(`${Number(grammarDefault).toLocaleString('en')} cases per backend in \`npm test\``),
+    );
     assert.match(readme, /KARIBCHE_MODEL_RUNS=\d+/);
     assert.match(readme, /KARIBCHE_HOSTILE_GRAMMAR_RUNS=\d+/);
   });

@@ -1,12 +1,19 @@
 // The API reference model (reference.ts) as the /docs/api page and as its Markdown twin /docs/api.md.
 import { Marked } from 'marked';
 import { escape } from '../web/html.ts';
-import { CREDENTIAL_HEADERS, VARIABLES, type Field, type ReferenceGroup, type ReferenceOperation } from './reference.ts';
+import {
+  CREDENTIAL_HEADERS,
+  VARIABLES,
+  type Field,
+  type ReferenceGroup,
+  type ReferenceOperation,
+} from './reference.ts';
 
 const inline = new Marked({ gfm: true });
 const md = (text: string) => inline.parseInline(text, { async: false });
 // A code block that scrolls must be reachable from the keyboard (tabindex).
-const code = (text: string, lang: string) => `<pre tabindex="0"><code class="language-${lang}">${escape(text)}</code></pre>`;
+const code = (text: string, lang: string) =>
+  `<pre tabindex="0"><code class="language-${lang}">${escape(text)}</code></pre>`;
 const json = (v: unknown) => JSON.stringify(v, null, 2);
 
 const INTRO = `Every endpoint of the gateway, generated from the same schemas that validate the requests.
@@ -36,7 +43,10 @@ function operationHtml(op: ReferenceOperation): string {
     : '';
   const errors = op.errors
     ? `<details class="errors"><summary>Errors (${op.errors.codes.length})</summary><p>Problem JSON; the meaning of each: <a href="/docs/errors#op-${escape(op.errors.operation)}">${escape(op.errors.operation)} errors</a>.</p><ul>${op.errors.codes
-        .map((c) => `<li><a href="/docs/errors#${escape(c.code)}"><code>${escape(c.code)}</code></a> ${escape(c.title)}</li>`)
+        .map(
+          (c) =>
+            `<li><a href="/docs/errors#${escape(c.code)}"><code>${escape(c.code)}</code></a> ${escape(c.title)}</li>`,
+        )
         .join('')}</ul></details>`
     : '';
   return `<section class="op" id="${op.id}" aria-labelledby="${op.id}-h">
@@ -52,9 +62,14 @@ ${response}${errors}</section>`;
 
 export function referenceHtml(title: string, groups: ReferenceGroup[]): string {
   const toc = groups
-    .map((g) => `<li><a href="#${g.id}">${escape(g.tag)}</a><ul>${g.operations.map((o) => `<li><a href="#${o.id}"><span class="method method-${o.method.toLowerCase()}">${o.method}</span> ${escape(o.summary)}</a></li>`).join('')}</ul></li>`)
+    .map(
+      (g) =>
+        `<li><a href="#${g.id}">${escape(g.tag)}</a><ul>${g.operations.map((o) => `<li><a href="#${o.id}"><span class="method method-${o.method.toLowerCase()}">${o.method}</span> ${escape(o.summary)}</a></li>`).join('')}</ul></li>`,
+    )
     .join('');
-  const vars = VARIABLES.map(([name, meaning]) => `<tr><td><code>${escape(name)}</code></td><td>${escape(meaning)}</td></tr>`).join('');
+  const vars = VARIABLES.map(
+    ([name, meaning]) => `<tr><td><code>${escape(name)}</code></td><td>${escape(meaning)}</td></tr>`,
+  ).join('');
   return `<h1>${escape(title)}</h1>
 <p>${md(INTRO.replace(/\n/g, ' '))}</p>
 <p>The examples read these variables (curl / PHP / Node):</p>
@@ -66,19 +81,60 @@ ${groups.map((g) => `<h2 id="${g.id}">${escape(g.tag)}</h2>${g.operations.map(op
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 export function referenceMarkdown(title: string, groups: ReferenceGroup[]): string {
-  const out = [`# ${title}`, '', INTRO, '', 'The examples read these variables (curl / PHP / Node):', '', '| variable | meaning |', '|---|---|'];
+  const out = [
+    `# ${title}`,
+    '',
+    INTRO,
+    '',
+    'The examples read these variables (curl / PHP / Node):',
+    '',
+    '| variable | meaning |',
+    '|---|---|',
+  ];
   for (const [name, meaning] of VARIABLES) out.push(`| \`${name}\` | ${meaning} |`);
   for (const g of groups) {
     out.push('', `## ${g.tag}`);
     for (const op of g.operations) {
       out.push('', `### ${op.method} ${op.path}`, '', op.summary + (op.description ? `. ${op.description}` : ''), '');
-      out.push(op.credentials.length ? `Required headers: ${op.credentials.map((c) => `\`${CREDENTIAL_HEADERS[c]}\``).join(', ')}.` : 'No credentials.');
+      out.push(
+        op.credentials.length
+          ? `Required headers: ${op.credentials.map((c) => `\`${CREDENTIAL_HEADERS[c]}\``).join(', ')}.`
+          : 'No credentials.',
+      );
       if (op.fields.length) {
         out.push('', '| name | in | type | required | description |', '|---|---|---|---|---|');
-        for (const f of op.fields) out.push(`| \`${f.name}\` | ${f.in} | \`${cell(f.type)}\` | ${f.required ? 'required' : 'optional'} | ${cell(f.description)} |`);
+        for (const f of op.fields)
+          out.push(
+            `| \`${f.name}\` | ${f.in} | \`${cell(f.type)}\` | ${f.required ? 'required' : 'optional'} | ${cell(f.description)} |`,
+          );
       }
-      out.push('', 'curl:', '', '```sh', op.snippets.curl, '```', '', 'PHP:', '', '```php', op.snippets.php, '```', '', 'Node:', '', '```js', op.snippets.node, '```');
-      if (op.response) out.push('', `Response ${op.response.status}:`, '', ...(op.response.example === undefined ? ['No body.'] : ['```json', json(op.response.example), '```']));
+      out.push(
+        '',
+        'curl:',
+        '',
+        '```sh',
+        op.snippets.curl,
+        '```',
+        '',
+        'PHP:',
+        '',
+        '```php',
+        op.snippets.php,
+        '```',
+        '',
+        'Node:',
+        '',
+        '```js',
+        op.snippets.node,
+        '```',
+      );
+      if (op.response)
+        out.push(
+          '',
+          `Response ${op.response.status}:`,
+          '',
+          ...(op.response.example === undefined ? ['No body.'] : ['```json', json(op.response.example), '```']),
+        );
       if (op.errors) out.push('', `Errors: ${op.errors.codes.map((c) => `\`${c.code}\` ${c.title}`).join('; ')}.`);
     }
   }

@@ -49,13 +49,27 @@ export interface ReferenceGroup {
 }
 
 /** Tags in the order a merchant meets them; a tag not listed comes after these. */
-const TAG_ORDER = ['Authentication', 'Payments', 'Callbacks', 'Events', 'API keys', 'Developers', 'Operator', 'Sandbox'];
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const TAG_ORDER = [
+  'Authentication',
+  'Payments',
+  'Callbacks',
+  'Events',
+  'API keys',
+  'Developers',
+  'Operator',
+  'Sandbox',
+];
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 function resolver(doc: OpenApiDocument) {
   const resolve = (s: Schema | undefined): Schema => {
     if (!s) return {};
-    if (typeof s.$ref === 'string') return resolve(doc.components?.schemas?.[s.$ref.replace('#/components/schemas/', '')]);
+    if (typeof s.$ref === 'string')
+      return resolve(doc.components?.schemas?.[s.$ref.replace('#/components/schemas/', '')]);
     return s;
   };
   return resolve;
@@ -83,7 +97,8 @@ function bodyFields(schema: Schema, resolve: (s: Schema) => Schema, prefix = '',
     const full = `${prefix}${name}`;
     out.push({ name: full, in: 'body', type: typeName(p, resolve), required, description: p.description ?? '' });
     if (objectLike(p)) out.push(...bodyFields(p, resolve, `${full}.`, required));
-    else if (p.type === 'array' && p.items && objectLike(p.items)) out.push(...bodyFields(p.items, resolve, `${full}[].`, required));
+    else if (p.type === 'array' && p.items && objectLike(p.items))
+      out.push(...bodyFields(p.items, resolve, `${full}[].`, required));
   }
   return out;
 }
@@ -96,12 +111,17 @@ type Media = { schema?: Schema; example?: unknown; examples?: Record<string, { v
  */
 function exampleOf(media: Media | undefined, doc: OpenApiDocument): unknown {
   if (!media?.schema) return undefined;
-  const own = media.example ?? Object.values(media.examples ?? {})[0]?.value ?? media.schema.examples?.[0] ?? media.schema.example;
+  const own =
+    media.example ??
+    Object.values(media.examples ?? {})[0]?.value ??
+    media.schema.examples?.[0] ??
+    media.schema.example;
   if (own !== undefined) return own;
   return sample(media.schema as never, { skipReadOnly: true, quiet: true }, doc as never);
 }
 
-const jsonMedia = (content: Record<string, Media> | undefined): Media | undefined => content?.['application/json'] ?? Object.values(content ?? {})[0];
+const jsonMedia = (content: Record<string, Media> | undefined): Media | undefined =>
+  content?.['application/json'] ?? Object.values(content ?? {})[0];
 
 function operationErrors(operation: string | undefined): ReferenceOperation['errors'] {
   if (!operation) return null;
@@ -124,12 +144,27 @@ function buildOperation(doc: OpenApiDocument, path: string, method: string, op: 
   }));
   const body = jsonMedia(op.requestBody?.content);
   if (body?.schema) fields.push(...bodyFields(body.schema, resolve));
-  const query = Object.fromEntries(params.filter((p) => p.in === 'query' && (p.example ?? p.schema?.examples?.[0]) !== undefined).map((p) => [p.name, String(p.example ?? p.schema.examples[0])]));
+  const query = Object.fromEntries(
+    params
+      .filter((p) => p.in === 'query' && (p.example ?? p.schema?.examples?.[0]) !== undefined)
+      .map((p) => [p.name, String(p.example ?? p.schema.examples[0])]),
+  );
   // A key of its own per operation: run one after the other, the examples never reuse one (422).
   const operation: string | undefined = op['x-karibche-operation'];
   const key = IDEMPOTENCY_KEYS[operation ?? ''] ?? `${slug(`${method}-${path}`)}-1`;
-  const headers = Object.fromEntries(params.filter((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key').map(() => ['Idempotency-Key', key]));
-  const request: RequestExample = { method: method.toUpperCase(), path, query, credentials, headers, body: body?.schema ? exampleOf(body, doc) : undefined };
+  const headers = Object.fromEntries(
+    params
+      .filter((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')
+      .map(() => ['Idempotency-Key', key]),
+  );
+  const request: RequestExample = {
+    method: method.toUpperCase(),
+    path,
+    query,
+    credentials,
+    headers,
+    body: body?.schema ? exampleOf(body, doc) : undefined,
+  };
   const ok = Object.entries<Schema>(op.responses ?? {}).find(([status]) => /^2/.test(status));
   const okMedia = ok ? jsonMedia(ok[1].content) : undefined;
   return {
@@ -174,14 +209,25 @@ export const CREDENTIAL_HEADERS: Record<Credential, string> = {
 /** The variables every example reads, explained once at the top of the reference (the quick start sets them). */
 export const VARIABLES: [string, string][] = [
   ['BASE / $base / base', 'the gateway’s address, e.g. http://127.0.0.1:8080'],
-  ['API_KEY / $apiKey / apiKey', 'the merchant’s API key (credentials.apiKey in data/demo-merchant.json in the sandbox)'],
+  [
+    'API_KEY / $apiKey / apiKey',
+    'the merchant’s API key (credentials.apiKey in data/demo-merchant.json in the sandbox)',
+  ],
   ['CLIENT_ID / $clientId / clientId', 'the merchant’s client id (credentials.clientId)'],
   ['CLIENT_SECRET / $clientSecret / clientSecret', 'the merchant’s client secret (credentials.clientSecret)'],
-  ['CALLBACK_SECRET / $callbackSecret / callbackSecret', 'the secret that signs the merchant’s callbacks (credentials.callbackSecret)'],
+  [
+    'CALLBACK_SECRET / $callbackSecret / callbackSecret',
+    'the secret that signs the merchant’s callbacks (credentials.callbackSecret)',
+  ],
   ['TOKEN / $token / token', 'an access token from POST /v1/gateway/access-token (valid 24 h)'],
   ['ADMIN_TOKEN / $adminToken / adminToken', 'the operator token (data/admin-token in the sandbox)'],
-  ['PAY_ID, REC_ID, … / $payId, … / payId, …', 'the path parameters of the operation, and the ids in a body (a saved card’s recId)'],
+  [
+    'PAY_ID, REC_ID, … / $payId, … / payId, …',
+    'the path parameters of the operation, and the ids in a body (a saved card’s recId)',
+  ],
 ];
 
 /** The shell variables a reader sets once (the quick start tells how) and every example reads. */
-export const READER_VARIABLES = VARIABLES.map(([names]) => names.split(' / ')[0]!).filter((name) => /^[A-Z_]+$/.test(name));
+export const READER_VARIABLES = VARIABLES.map(([names]) => names.split(' / ')[0]!).filter((name) =>
+  /^[A-Z_]+$/.test(name),
+);

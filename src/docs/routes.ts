@@ -35,14 +35,22 @@ function home(pages: DocPage[]): string {
 <p class="start"><a href="/docs/guides/quickstart">Start with the quick start</a> — your first payment in five minutes · <a href="/docs/guides/quickstart.ka" lang="ka" hreflang="ka">სწრაფი დაწყება ქართულად</a></p>
 <h2>Guides</h2><ul class="cards">${guides.map(item).join('')}</ul>
 <h2>Reference</h2><ul>${REFERENCE_LINKS.map((r) => `<li><a href="${r.href}">${escape(r.title)}</a></li>`).join('')}</ul>
-<h2>More documentation</h2><ul class="cards">${pages.filter((p) => !p.guide).map(item).join('')}</ul>`;
+<h2>More documentation</h2><ul class="cards">${pages
+    .filter((p) => !p.guide)
+    .map(item)
+    .join('')}</ul>`;
 }
 
 /** Where a person (or a tool) goes from the gateway's root: what `GET /` lists. */
 const FRONT_DOOR = [
   { rel: 'docs', href: '/docs', title: 'Documentation', text: 'guides, starting with the quick start' },
   { rel: 'api-reference', href: '/docs/api', title: 'API reference', text: 'every endpoint with examples' },
-  { rel: 'dashboard', href: '/dashboard', title: 'Merchant dashboard', text: 'payments, callbacks, request log, settings' },
+  {
+    rel: 'dashboard',
+    href: '/dashboard',
+    title: 'Merchant dashboard',
+    text: 'payments, callbacks, request log, settings',
+  },
   { rel: 'openapi', href: '/openapi.json', title: 'OpenAPI document', text: 'OpenAPI 3.1' },
   { rel: 'llms', href: '/llms.txt', title: 'llms.txt', text: 'the docs index for language models' },
   { rel: 'health', href: '/healthz', title: 'Health', text: 'liveness; /readyz for readiness' },
@@ -79,9 +87,17 @@ export function docsRoutes(app: FastifyInstance, publicUrl: string): void {
   // Pages are cached as written for the default address; each answer names this gateway's own.
   const own = (reply: FastifyReply, body: string) => withBase(body, ownBase(publicUrl, reply.request));
   const html = (reply: FastifyReply, body: string, status = 200) =>
-    reply.code(status).type('text/html; charset=utf-8').header('Content-Security-Policy', DOCS_CSP).header('Cache-Control', 'no-cache').send(own(reply, body));
+    reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      .header('Content-Security-Policy', DOCS_CSP)
+      .header('Cache-Control', 'no-cache')
+      .send(own(reply, body));
   const text = (reply: FastifyReply, type: string, body: string | Buffer) =>
-    reply.type(type).header('Cache-Control', 'no-cache').send(typeof body === 'string' ? own(reply, body) : body);
+    reply
+      .type(type)
+      .header('Cache-Control', 'no-cache')
+      .send(typeof body === 'string' ? own(reply, body) : body);
 
   const rendered = new Map<string, ReturnType<typeof renderMarkdown>>();
   const render = (p: DocPage) => memo(rendered, p.slug, () => renderMarkdown(dir, `${p.slug}.md`, p.markdown));
@@ -95,14 +111,20 @@ export function docsRoutes(app: FastifyInstance, publicUrl: string): void {
         body: r.html,
         toc: r.headings,
         markdownHref: `/docs/${p.slug}.md`,
-        translation: p.translation ? { href: `/docs/${p.translation}`, label: p.lang === 'en' ? 'ქართულად' : 'In English' } : null,
+        translation: p.translation
+          ? { href: `/docs/${p.translation}`, label: p.lang === 'en' ? 'ქართულად' : 'In English' }
+          : null,
       });
     });
 
   const hide = { hide: true };
   app.get('/openapi.json', { schema: hide }, async () => app.swagger());
   app.get('/', { schema: hide }, async (request, reply) => {
-    if (!wantsJson(request)) return html(reply, once('front', () => page(pages, { title: 'Karibche', lang: 'en', path: '/', body: frontDoorBody() })));
+    if (!wantsJson(request))
+      return html(
+        reply,
+        once('front', () => page(pages, { title: 'Karibche', lang: 'en', path: '/', body: frontDoorBody() })),
+      );
     const base = ownBase(publicUrl, request);
     return reply.header('Cache-Control', 'no-cache').send({
       name: 'Karibche payment gateway',
@@ -110,26 +132,60 @@ export function docsRoutes(app: FastifyInstance, publicUrl: string): void {
       links: FRONT_DOOR.map((l) => ({ rel: l.rel, href: `${base}${l.href}`, title: l.title })),
     });
   });
-  app.get('/docs', { schema: hide }, async (_r, reply) => html(reply, once('home', () => page(pages, { title: 'Documentation', lang: 'en', path: '/docs', body: home(pages) }))));
-  app.get(DOCS_CSS_PATH, { schema: hide }, async (_r, reply) => reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(css));
-  app.get(DOCS_JS_PATH, { schema: hide }, async (_r, reply) => reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(js));
-  app.get(SEARCH_INDEX_PATH, { schema: hide }, async (_r, reply) => text(reply, 'application/json; charset=utf-8', once('search', () => JSON.stringify(searchIndex(pages, render, reference())))));
+  app.get('/docs', { schema: hide }, async (_r, reply) =>
+    html(
+      reply,
+      once('home', () => page(pages, { title: 'Documentation', lang: 'en', path: '/docs', body: home(pages) })),
+    ),
+  );
+  app.get(DOCS_CSS_PATH, { schema: hide }, async (_r, reply) =>
+    reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(css),
+  );
+  app.get(DOCS_JS_PATH, { schema: hide }, async (_r, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(js),
+  );
+  app.get(SEARCH_INDEX_PATH, { schema: hide }, async (_r, reply) =>
+    text(
+      reply,
+      'application/json; charset=utf-8',
+      once('search', () => JSON.stringify(searchIndex(pages, render, reference()))),
+    ),
+  );
   app.get('/docs/api', { schema: hide }, async (_r, reply) =>
     html(
       reply,
       once('api', () => {
         const groups = reference();
-        return page(pages, { title: 'API reference', lang: 'en', path: '/docs/api', body: referenceHtml(spec().info.title, groups), markdownHref: '/docs/api.md' });
+        return page(pages, {
+          title: 'API reference',
+          lang: 'en',
+          path: '/docs/api',
+          body: referenceHtml(spec().info.title, groups),
+          markdownHref: '/docs/api.md',
+        });
       }),
     ),
   );
-  app.get('/docs/api.md', { schema: hide }, async (_r, reply) => text(reply, 'text/markdown; charset=utf-8', once('api.md', () => referenceMarkdown(spec().info.title, reference()))));
+  app.get('/docs/api.md', { schema: hide }, async (_r, reply) =>
+    text(
+      reply,
+      'text/markdown; charset=utf-8',
+      once('api.md', () => referenceMarkdown(spec().info.title, reference())),
+    ),
+  );
   app.get('/docs/errors', { schema: hide }, async (_r, reply) =>
     html(
       reply,
       once('errors', () => {
         const e = errorsBody();
-        return page(pages, { title: 'Error codes', lang: 'en', path: '/docs/errors', body: e.html, toc: e.toc, markdownHref: '/docs/ERRORS.md' });
+        return page(pages, {
+          title: 'Error codes',
+          lang: 'en',
+          path: '/docs/errors',
+          body: e.html,
+          toc: e.toc,
+          markdownHref: '/docs/ERRORS.md',
+        });
       }),
     ),
   );
@@ -137,10 +193,22 @@ export function docsRoutes(app: FastifyInstance, publicUrl: string): void {
     text(
       reply,
       'application/json; charset=utf-8',
-      once('postman', () => JSON.stringify(postmanCollection(spec().info.title, spec().info.description ?? '', publicUrl, reference()), null, 2)),
+      once('postman', () =>
+        JSON.stringify(
+          postmanCollection(spec().info.title, spec().info.description ?? '', publicUrl, reference()),
+          null,
+          2,
+        ),
+      ),
     ),
   );
-  app.get('/llms.txt', { schema: hide }, async (_r, reply) => text(reply, 'text/plain; charset=utf-8', once('llms', () => llmsTxt(DOCS_DEFAULT_BASE, pages))));
+  app.get('/llms.txt', { schema: hide }, async (_r, reply) =>
+    text(
+      reply,
+      'text/plain; charset=utf-8',
+      once('llms', () => llmsTxt(DOCS_DEFAULT_BASE, pages)),
+    ),
+  );
 
   // Every file under docs/: a page, its Markdown twin, or a file a page links to.
   app.get('/docs/*', { schema: hide }, async (request, reply) => {

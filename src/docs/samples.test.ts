@@ -25,14 +25,31 @@ interface Runtime {
 }
 
 const RUNTIMES: Runtime[] = [
-  { name: 'Node', command: process.execPath, args: () => [path.join(SAMPLES, 'callback.mjs')], install: 'Node 18 or later' },
-  { name: 'Python', command: 'python3', args: () => [path.join(SAMPLES, 'callback.py')], install: 'apt-get install python3' },
-  { name: 'PHP', command: 'php', args: (port) => ['-S', `127.0.0.1:${port}`, path.join(SAMPLES, 'callback.php')], install: 'apt-get install php-cli' },
+  {
+    name: 'Node',
+    command: process.execPath,
+    args: () => [path.join(SAMPLES, 'callback.mjs')],
+    install: 'Node 18 or later',
+  },
+  {
+    name: 'Python',
+    command: 'python3',
+    args: () => [path.join(SAMPLES, 'callback.py')],
+    install: 'apt-get install python3',
+  },
+  {
+    name: 'PHP',
+    command: 'php',
+    args: (port) => ['-S', `127.0.0.1:${port}`, path.join(SAMPLES, 'callback.php')],
+    install: 'apt-get install php-cli',
+  },
 ];
 
 function missing(r: Runtime): string | false {
   const probe = spawnSync(r.command, ['--version'], { encoding: 'utf8' });
-  return probe.status === 0 ? false : `${r.command} is not installed here (${r.install}); the ${r.name} sample was not run`;
+  return probe.status === 0
+    ? false
+    : `${r.command} is not installed here (${r.install}); the ${r.name} sample was not run`;
 }
 
 interface Sample {
@@ -43,7 +60,10 @@ interface Sample {
 
 async function startSample(r: Runtime, secret: string): Promise<Sample> {
   const port = await freePort();
-  const child: ChildProcess = spawn(r.command, r.args(port), { env: { ...process.env, KARIBCHE_CALLBACK_SECRET: secret, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(r.command, r.args(port), {
+    env: { ...process.env, KARIBCHE_CALLBACK_SECRET: secret, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
@@ -58,7 +78,8 @@ async function startSample(r: Runtime, secret: string): Promise<Sample> {
         .on('error', () => resolve(false));
     });
     if (up) break;
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the ${r.name} sample did not start: ${output}`);
+    if (child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`the ${r.name} sample did not start: ${output}`);
     await new Promise((res) => setTimeout(res, 50));
   }
   return {
@@ -74,10 +95,26 @@ async function startSample(r: Runtime, secret: string): Promise<Sample> {
 }
 
 /** Sends a callback as the gateway sent it (headers and body), or altered, straight to a sample. */
-async function replay(url: string, got: Received, change: { body?: string; headers?: Record<string, string> } = {}): Promise<number> {
-  const pick = ['content-type', 'x-callback-id', 'x-callback-sequence', 'x-callback-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature'];
+async function replay(
+  url: string,
+  got: Received,
+  change: { body?: string; headers?: Record<string, string> } = {},
+): Promise<number> {
+  const pick = [
+    'content-type',
+    'x-callback-id',
+    'x-callback-sequence',
+    'x-callback-signature',
+    'webhook-id',
+    'webhook-timestamp',
+    'webhook-signature',
+  ];
   const headers = Object.fromEntries(pick.map((h) => [h, String(got.headers[h])]));
-  const res = await fetch(url, { method: 'POST', headers: { ...headers, ...change.headers }, body: change.body ?? got.body });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { ...headers, ...change.headers },
+    body: change.body ?? got.body,
+  });
   return res.status;
 }
 
@@ -102,14 +139,20 @@ for (const backend of BACKENDS) {
     for (const r of RUNTIMES) {
       const skip = missing(r);
       if (skip) console.log(`# skipped: ${skip}`);
-      it(`${r.name}: accepts the gateway's callback and refuses forged, altered and stale ones`, { skip, timeout: 60_000 }, async () => {
+      it(`${r.name}: accepts the gateway's callback and refuses forged, altered and stale ones`, {
+        skip,
+        timeout: 60_000,
+      }, async () => {
         const secret = ctx.m.credentials.callbackSecret;
         const sample = await startSample(r, secret);
         try {
           // Delivered by the gateway's dispatcher, verified by the sample: 204.
           const { payId, httpStatus } = await deliver(sample.url);
           assert.equal(httpStatus, 204, sample.output());
-          assert.match(sample.output(), new RegExp(`verified callback evt_\\d+ \\(sequence \\d+\\) for payment ${payId}`));
+          assert.match(
+            sample.output(),
+            new RegExp(`verified callback evt_\\d+ \\(sequence \\d+\\) for payment ${payId}`),
+          );
 
           // The same callback captured, then altered one part at a time.
           await deliver(rx.url);
@@ -118,27 +161,58 @@ for (const backend of BACKENDS) {
           assert.equal(await replay(sample.url, got, { body: got.body.replace(/"}$/, 'x"}') }), 400, 'an altered body');
           const wrongKey = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
           const t = Number(got.headers['webhook-timestamp']);
-          const karibcheSig = (key: string, ts: number) => `t=${ts},v1=${createHmac('sha256', key).update(`${ts}.${got.body}`).digest('hex')}`;
+          const karibcheSig = (key: string, ts: number) =>
+            `t=${ts},v1=${createHmac('sha256', key).update(`${ts}.${got.body}`).digest('hex')}`;
           const standardSig = (key: string, ts: number) =>
-            `v1,${createHmac('sha256', Buffer.from(key.slice(6), 'base64')).update(`${got.headers['webhook-id']}.${ts}.${got.body}`).digest('base64')}`;
-          assert.equal(await replay(sample.url, got, { headers: { 'x-callback-signature': karibcheSig(wrongKey, t) } }), 400, 'X-Callback-Signature with another key');
-          assert.equal(await replay(sample.url, got, { headers: { 'webhook-signature': standardSig(wrongKey, t) } }), 400, 'webhook-signature with another key');
-          assert.equal(await replay(sample.url, got, { headers: { 'x-callback-signature': 'garbage', 'webhook-signature': 'v1,####' } }), 400, 'malformed signatures');
+            `v1,${createHmac('sha256', Buffer.from(key.slice(6), 'base64'))
+              .update(`${got.headers['webhook-id']}.${ts}.${got.body}`)
+              .digest('base64')}`;
+          assert.equal(
+            await replay(sample.url, got, { headers: { 'x-callback-signature': karibcheSig(wrongKey, t) } }),
+            400,
+            'X-Callback-Signature with another key',
+          );
+          assert.equal(
+            await replay(sample.url, got, { headers: { 'webhook-signature': standardSig(wrongKey, t) } }),
+            400,
+            'webhook-signature with another key',
+          );
+          assert.equal(
+            await replay(sample.url, got, {
+              headers: { 'x-callback-signature': 'garbage', 'webhook-signature': 'v1,####' },
+            }),
+            400,
+            'malformed signatures',
+          );
           // Correctly signed with the real secret, but ten minutes old: refused by the tolerance.
           const stale = t - 600;
           assert.equal(
-            await replay(sample.url, got, { headers: { 'x-callback-signature': karibcheSig(secret, stale), 'webhook-timestamp': String(stale), 'webhook-signature': standardSig(secret, stale) } }),
+            await replay(sample.url, got, {
+              headers: {
+                'x-callback-signature': karibcheSig(secret, stale),
+                'webhook-timestamp': String(stale),
+                'webhook-signature': standardSig(secret, stale),
+              },
+            }),
             400,
             'a stale timestamp',
           );
           // The helpers of this test sign like the gateway: the fresh variant is accepted.
-          assert.equal(await replay(sample.url, got, { headers: { 'x-callback-signature': karibcheSig(secret, t), 'webhook-signature': standardSig(secret, t) } }), 204);
+          assert.equal(
+            await replay(sample.url, got, {
+              headers: { 'x-callback-signature': karibcheSig(secret, t), 'webhook-signature': standardSig(secret, t) },
+            }),
+            204,
+          );
         } finally {
           await sample.stop();
         }
       });
 
-      it(`${r.name}: during a callback-secret rotation, verifies with the old and with the new secret`, { skip, timeout: 60_000 }, async () => {
+      it(`${r.name}: during a callback-secret rotation, verifies with the old and with the new secret`, {
+        skip,
+        timeout: 60_000,
+      }, async () => {
         const old = ctx.m.credentials.callbackSecret;
         const rotated = await ctx.t.admin('POST', `/admin/v1/merchants/${ctx.m.credentials.clientId}/callback-secret`);
         assert.equal(rotated.statusCode, 200, rotated.body);

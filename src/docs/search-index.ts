@@ -25,13 +25,31 @@ export function plainText(html: string): string {
     .trim();
 }
 
-export function searchIndex(pages: DocPage[], rendered: (p: DocPage) => { html: string; headings: { text: string }[] }, reference: ReferenceGroup[]): SearchEntry[] {
+export function searchIndex(
+  pages: DocPage[],
+  rendered: (p: DocPage) => { html: string; headings: { text: string }[] },
+  reference: ReferenceGroup[],
+): SearchEntry[] {
   const docs = pages.map((p): SearchEntry => {
     const r = rendered(p);
-    return { url: `/docs/${p.slug}`, title: p.title, lang: p.lang, headings: r.headings.map((h) => h.text), text: plainText(r.html) };
+    return {
+      url: `/docs/${p.slug}`,
+      title: p.title,
+      lang: p.lang,
+      headings: r.headings.map((h) => h.text),
+      text: plainText(r.html),
+    };
   });
   const operations = reference.flatMap((g) =>
-    g.operations.map((o): SearchEntry => ({ url: `/docs/api#${o.id}`, title: `${o.method} ${o.path}`, lang: 'en', headings: [o.summary, g.tag], text: `${o.summary}. ${o.description} ${o.fields.map((f) => f.name).join(' ')}` })),
+    g.operations.map(
+      (o): SearchEntry => ({
+        url: `/docs/api#${o.id}`,
+        title: `${o.method} ${o.path}`,
+        lang: 'en',
+        headings: [o.summary, g.tag],
+        text: `${o.summary}. ${o.description} ${o.fields.map((f) => f.name).join(' ')}`,
+      }),
+    ),
   );
   return [...docs, ...operations];
 }

@@ -50,7 +50,10 @@ const hrefs = (html: string) => [...html.matchAll(/\shref="([^"]+)"/g)].map((m) 
 
 describe('docs files', () => {
   it('every relative link in docs/ and the README points to a file that exists (and an anchor that exists)', () => {
-    const sources = [...pages.map((p) => ({ file: p.file, base: path.dirname(p.file) })), { file: path.resolve('README.md'), base: path.resolve('.') }];
+    const sources = [
+      ...pages.map((p) => ({ file: p.file, base: path.dirname(p.file) })),
+      { file: path.resolve('README.md'), base: path.resolve('.') },
+    ];
     const problems: string[] = [];
     const pending: string[] = [];
     let checked = 0;
@@ -68,10 +71,14 @@ describe('docs files', () => {
           continue;
         }
         // Anchors are checked on the rendered pages, where the heading ids are (the crawl below).
-        if (hash && abs.endsWith('.md') && !pages.some((p) => p.file === abs)) problems.push(`${path.relative('.', file)}: ${target} (not a page)`);
+        if (hash && abs.endsWith('.md') && !pages.some((p) => p.file === abs))
+          problems.push(`${path.relative('.', file)}: ${target} (not a page)`);
       }
     }
-    if (pending.length) console.log(`# links to documents not in this tree yet (${[...ARRIVING].filter((f) => arriving(f)).join(', ')}):\n#   ${pending.join('\n#   ')}`);
+    if (pending.length)
+      console.log(
+        `# links to documents not in this tree yet (${[...ARRIVING].filter((f) => arriving(f)).join(', ')}):\n#   ${pending.join('\n#   ')}`,
+      );
     assert.ok(checked > 60, `only ${checked} links checked`);
     assert.deepEqual(problems, []);
   });
@@ -88,15 +95,20 @@ describe('docs files', () => {
     };
     for (const guide of ['callbacks.md', 'callbacks.ka.md']) {
       const text = fs.readFileSync(path.join(DOCS, 'guides', guide), 'utf8');
-      const blocks = [...text.matchAll(/```(js|php|python)\n([\s\S]*?)```/g)].filter(([, , code]) => !code!.includes('standardwebhooks'));
+      const blocks = [...text.matchAll(/```(js|php|python)\n([\s\S]*?)```/g)].filter(
+        ([, , code]) => !code!.includes('standardwebhooks'),
+      );
       assert.equal(blocks.length, 3, `${guide}: one block per language`);
-      for (const [, lang, code] of blocks) assert.ok(samples[lang!]!.includes(code!.trimEnd()), `${guide}: the ${lang} block is not in the sample`);
+      for (const [, lang, code] of blocks)
+        assert.ok(samples[lang!]!.includes(code!.trimEnd()), `${guide}: the ${lang} block is not in the sample`);
     }
   });
 
   it('finds the repository docs from the sources (the bundle finds its own copy)', () => {
     assert.equal(docsDirectory(), DOCS);
-    assert.ok(pages.some((p) => p.slug === 'guides/quickstart') && pages.some((p) => p.slug === 'guides/quickstart.ka'));
+    assert.ok(
+      pages.some((p) => p.slug === 'guides/quickstart') && pages.some((p) => p.slug === 'guides/quickstart.ka'),
+    );
   });
 });
 
@@ -116,8 +128,14 @@ for (const backend of BACKENDS) {
       const res = await get('/docs/search.json');
       assert.equal(res.statusCode, 200);
       const index = res.json() as { url: string; title: string; headings: string[]; text: string }[];
-      for (const p of pages) assert.ok(index.some((e) => e.url === `/docs/${p.slug}` && e.title === p.title), `${p.slug} is not in the index`);
-      assert.ok(index.some((e) => e.url === '/docs/api#post-v1-gateway-payments' && e.title === 'POST /v1/gateway/payments'));
+      for (const p of pages)
+        assert.ok(
+          index.some((e) => e.url === `/docs/${p.slug}` && e.title === p.title),
+          `${p.slug} is not in the index`,
+        );
+      assert.ok(
+        index.some((e) => e.url === '/docs/api#post-v1-gateway-payments' && e.title === 'POST /v1/gateway/payments'),
+      );
       const quickstart = index.find((e) => e.url === '/docs/guides/quickstart')!;
       assert.ok(quickstart.headings.includes('4. Create a payment'));
       assert.match(quickstart.text, /Idempotency-Key: order-1002/);
@@ -135,7 +153,11 @@ for (const backend of BACKENDS) {
         assert.match(String(res.headers['content-type']), /^text\/html; charset=utf-8/);
         assert.equal(res.headers['content-security-policy'], DOCS_CSP);
         assert.equal(res.headers['x-frame-options'], 'DENY');
-        assert.doesNotMatch(withoutDocsScript(res.body), /<script|\sstyle=|<style|\son[a-z]+=/i, `${p.slug}: script or inline style`);
+        assert.doesNotMatch(
+          withoutDocsScript(res.body),
+          /<script|\sstyle=|<style|\son[a-z]+=/i,
+          `${p.slug}: script or inline style`,
+        );
         assert.deepEqual(externalUrls(res.body), [], `${p.slug}: external URL`);
         assert.match(res.body, new RegExp(`<html lang="${p.lang}"`));
         const md = await get(`/docs/${p.slug}.md`);
@@ -190,7 +212,8 @@ for (const backend of BACKENDS) {
       for (const [from, target] of links) {
         const [pathOnly, anchor] = target.split('#') as [string, string | undefined];
         const body = seen.get(pathOnly);
-        if (anchor && body && !ids(body).has(decodeURIComponent(anchor))) broken.push(`${from} → ${target}: no such anchor`);
+        if (anchor && body && !ids(body).has(decodeURIComponent(anchor)))
+          broken.push(`${from} → ${target}: no such anchor`);
       }
       if (pending.size) console.log(`# not in this tree yet, linked from the site: ${[...pending].join(', ')}`);
       assert.ok(seen.size > pages.length, `crawled ${seen.size} URLs`);
@@ -207,12 +230,16 @@ for (const backend of BACKENDS) {
       const create = spec.paths['/v1/gateway/payments'].post;
       assert.deepEqual(create.security, [{ apikey: [], bearer: [] }]);
       assert.equal(create['x-karibche-operation'], 'create-payment');
-      assert.deepEqual(create.requestBody.content['application/json'].example.amount, { currency: 'GEL', total: '25.40' });
+      assert.deepEqual(create.requestBody.content['application/json'].example.amount, {
+        currency: 'GEL',
+        total: '25.40',
+      });
       assert.deepEqual(spec.paths['/v1/gateway/access-token'].post.security, [{ apikey: [] }]);
       assert.deepEqual(spec.paths['/admin/v1/merchants'].post.security, [{ admin: [] }]);
       assert.deepEqual(spec.paths['/sandbox/v1/clock'].get.security, [{ admin: [] }]);
       for (const [p, item] of Object.entries<Record<string, { security?: unknown }>>(spec.paths)) {
-        for (const [method, op] of Object.entries(item)) assert.ok(op.security, `${method} ${p} declares no credentials`);
+        for (const [method, op] of Object.entries(item))
+          assert.ok(op.security, `${method} ${p} declares no credentials`);
       }
     });
 
@@ -225,11 +252,21 @@ for (const backend of BACKENDS) {
       for (const [p, item] of Object.entries<Record<string, unknown>>(spec.paths)) {
         for (const method of Object.keys(item)) {
           operations++;
-          const id = `${method}-${p}`.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/-$/, '');
+          const id = `${method}-${p}`
+            .toLowerCase()
+            .replace(/[^a-z0-9]+/g, '-')
+            .replace(/-$/, '');
           assert.ok(anchors.has(id), `no section ${id}`);
-          const section = html.slice(html.indexOf(`<section class="op" id="${id}"`), html.indexOf('</section>', html.indexOf(`id="${id}"`)));
+          const section = html.slice(
+            html.indexOf(`<section class="op" id="${id}"`),
+            html.indexOf('</section>', html.indexOf(`id="${id}"`)),
+          );
           assert.match(section, /Required headers:/, id);
-          assert.match(section, /<summary>curl<\/summary>[\s\S]*<summary>PHP<\/summary>[\s\S]*<summary>Node<\/summary>/, id);
+          assert.match(
+            section,
+            /<summary>curl<\/summary>[\s\S]*<summary>PHP<\/summary>[\s\S]*<summary>Node<\/summary>/,
+            id,
+          );
           assert.match(section, /<h4>Response \d{3}<\/h4>/, id);
           assert.ok(md.includes(`### ${method.toUpperCase()} ${p}\n`), `markdown twin lacks ${method} ${p}`);
         }
@@ -253,7 +290,9 @@ for (const backend of BACKENDS) {
       const collection = new Collection(json);
       const spec = (await get('/openapi.json')).json();
       const expected = Object.entries<Record<string, unknown>>(spec.paths)
-        .flatMap(([p, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} /${p.replace(/^\//, '').replace(/\{(\w+)\}/g, ':$1')}`))
+        .flatMap(([p, item]) =>
+          Object.keys(item).map((m) => `${m.toUpperCase()} /${p.replace(/^\//, '').replace(/\{(\w+)\}/g, ':$1')}`),
+        )
         .sort();
       const got: string[] = [];
       collection.forEachItem((item) => {
@@ -263,11 +302,17 @@ for (const backend of BACKENDS) {
       assert.deepEqual(got.sort(), expected);
       // Credentials and path parameters are collection variables; the token request stores its token.
       const keys = json.variable.map((v: { key: string }) => v.key);
-      for (const k of ['baseUrl', 'apiKey', 'clientId', 'clientSecret', 'token', 'adminToken', 'payId', 'recId']) assert.ok(keys.includes(k), k);
+      for (const k of ['baseUrl', 'apiKey', 'clientId', 'clientSecret', 'token', 'adminToken', 'payId', 'recId'])
+        assert.ok(keys.includes(k), k);
       assert.equal(collection.variables.get('baseUrl'), 'http://gateway.test');
-      const token = json.item.flatMap((f: { item: unknown[] }) => f.item).find((i: { name: string }) => i.name === 'Get an access token');
+      const token = json.item
+        .flatMap((f: { item: unknown[] }) => f.item)
+        .find((i: { name: string }) => i.name === 'Get an access token');
       assert.match(token.event[0].script.exec[0], /pm\.collectionVariables\.set\('token'/);
-      assert.deepEqual(JSON.parse(token.request.body.raw), { client_id: '{{clientId}}', client_secret: '{{clientSecret}}' });
+      assert.deepEqual(JSON.parse(token.request.body.raw), {
+        client_id: '{{clientId}}',
+        client_secret: '{{clientSecret}}',
+      });
       // The round trip through the SDK keeps every request.
       assert.equal(JSON.stringify(collection.toJSON()).match(/"method":/g)!.length >= expected.length, true);
     });
@@ -280,7 +325,9 @@ for (const backend of BACKENDS) {
       const listed = [...res.body.matchAll(/\]\((http:\/\/gateway\.test)?([^)]+)\)/g)].map((m) => m[2]!);
       for (const p of pages) assert.ok(listed.includes(`/docs/${p.slug}.md`), `llms.txt lacks ${p.slug}`);
       for (const url of listed) assert.equal((await get(url)).statusCode, 200, url);
-      assert.ok(listed.includes('/docs/api.md') && listed.includes('/openapi.json') && listed.includes('/docs/postman.json'));
+      assert.ok(
+        listed.includes('/docs/api.md') && listed.includes('/openapi.json') && listed.includes('/docs/postman.json'),
+      );
     });
   });
 }

@@ -20,7 +20,8 @@ export interface RequestExample {
 
 const snake = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
 const camel = (name: string) => name.replace(/[-_]+(\w)/g, (_, c: string) => c.toUpperCase());
-const queryString = (q: Record<string, string>) => (Object.keys(q).length ? `?${new URLSearchParams(q).toString()}` : '');
+const queryString = (q: Record<string, string>) =>
+  Object.keys(q).length ? `?${new URLSearchParams(q).toString()}` : '';
 const json = (v: unknown) => JSON.stringify(v, null, 2);
 
 /** Example body values that are the reader's own, by the variable (curl's name) that holds them. */
@@ -56,7 +57,11 @@ export function curl(r: RequestExample): string {
   for (const [name, value] of authHeaders(r.credentials)) lines.push(`-H "${name}: ${value}"`);
   for (const [name, value] of Object.entries(r.headers)) lines.push(`-H '${name}: ${value}'`);
   // Inside the single-quoted body a variable closes the quotes: '{"recId": "'"$REC_ID"'"}'.
-  if (r.body !== undefined) lines.push(`-H 'Content-Type: application/json'`, `-d '${withVariables(json(r.body).replace(/'/g, `'\\''`), (name) => `"'"$${name}"'"`)}'`);
+  if (r.body !== undefined)
+    lines.push(
+      `-H 'Content-Type: application/json'`,
+      `-d '${withVariables(json(r.body).replace(/'/g, `'\\''`), (name) => `"'"$${name}"'"`)}'`,
+    );
   return lines.join(' \\\n  ');
 }
 
@@ -66,7 +71,8 @@ function phpValue(v: unknown, indent: string): string {
   if (typeof v === 'string') return `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
   if (typeof v !== 'object') return String(v);
   const inner = `${indent}    `;
-  if (Array.isArray(v)) return v.length ? `[\n${v.map((x) => `${inner}${phpValue(x, inner)},`).join('\n')}\n${indent}]` : '[]';
+  if (Array.isArray(v))
+    return v.length ? `[\n${v.map((x) => `${inner}${phpValue(x, inner)},`).join('\n')}\n${indent}]` : '[]';
   const entries = Object.entries(v);
   // An empty JSON object must stay an object: json_encode([]) would send [].
   if (!entries.length) return 'new stdClass()';
@@ -101,7 +107,10 @@ export function node(r: RequestExample): string {
     ...Object.entries(r.headers).map(([name, value]) => `'${name}': ${JSON.stringify(value).replace(/^"|"$/g, "'")},`),
     ...(r.body !== undefined ? ["'Content-Type': 'application/json',"] : []),
   ];
-  const body = r.body !== undefined ? [`  body: JSON.stringify(${withVariables(json(r.body), variableName).replace(/\n/g, '\n  ')}),`] : [];
+  const body =
+    r.body !== undefined
+      ? [`  body: JSON.stringify(${withVariables(json(r.body), variableName).replace(/\n/g, '\n  ')}),`]
+      : [];
   return [
     `const res = await fetch(${url}, {`,
     `  method: '${r.method}',`,

@@ -27,14 +27,16 @@ export function errorsMarkdown(): string {
     '- `systemCode` is `{operation}.{HTTP status}.{nnn}` and never changes meaning.',
     '- `status` is the HTTP status as a string (as the original interface has it).',
     '- `resultCode` is on every 400: `invalid_request` for request validation, a decline code for business rejections.',
-    '- `invalidParams` lists every invalid field at once; an entry carries its own `systemCode` when a named rule failed. When all failures are the same rule, the problem carries that rule\'s code, otherwise the generic `…400.001`.',
+    "- `invalidParams` lists every invalid field at once; an entry carries its own `systemCode` when a named rule failed. When all failures are the same rule, the problem carries that rule's code, otherwise the generic `…400.001`.",
     '- 401 for a bad token adds `WWW-Authenticate: Bearer error="invalid_token"`; 429 and 503 add `Retry-After`.',
     '',
   ];
   for (const op of ops) {
     out.push(`## ${op}`, '', '| systemCode | HTTP | title | resultCode | meaning |', '|---|---|---|---|---|');
     for (const r of rows.filter((x) => x.op === op)) {
-      out.push(`| \`${r.code}\` | ${r.def.status} | ${r.def.title} | ${r.def.resultCode ?? ''} | ${r.def.meaning.replace(/\|/g, '\\|')} |`);
+      out.push(
+        `| \`${r.code}\` | ${r.def.status} | ${r.def.title} | ${r.def.resultCode ?? ''} | ${r.def.meaning.replace(/\|/g, '\\|')} |`,
+      );
     }
     out.push('');
   }

@@ -56,7 +56,10 @@ export function gatewayError(def: ErrorDef, options: GatewayErrorOptions = {}): 
 export function invalidFields(errors: readonly FieldError[]): GatewayError {
   const rules = new Set(errors.map((e) => e.rule));
   const def = rules.size === 1 ? errors[0]!.rule : ERRORS.invalidRequest;
-  const detail = errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.reason}` : `Invalid fields: ${[...new Set(errors.map((e) => e.field))].join(', ')}`;
+  const detail =
+    errors.length === 1
+      ? `${errors[0]!.field} ${errors[0]!.reason}`
+      : `Invalid fields: ${[...new Set(errors.map((e) => e.field))].join(', ')}`;
   return new GatewayError(def, { detail, fields: errors });
 }
 
@@ -74,7 +77,11 @@ export class Violations {
   }
 
   has(prefix?: string): boolean {
-    return prefix === undefined ? this.list.length > 0 : this.list.some((e) => e.field === prefix || e.field.startsWith(`${prefix}.`) || e.field.startsWith(`${prefix}[`));
+    return prefix === undefined
+      ? this.list.length > 0
+      : this.list.some(
+          (e) => e.field === prefix || e.field.startsWith(`${prefix}.`) || e.field.startsWith(`${prefix}[`),
+        );
   }
 
   /** Throws every collected violation as one error; returns when there is none. */

@@ -31,7 +31,9 @@ for (const backend of BACKENDS) {
       const row = (await lockPayment(q, payId))!;
       const to = row.status === STATUS.created ? STATUS.processing : STATUS.created;
       const patch = to === STATUS.processing ? { attempts: plus(1) } : {};
-      assert.ok(await moveOne(q, { payId, from: row.status as typeof STATUS.created }, to, patch, t.clock.now(), witness));
+      assert.ok(
+        await moveOne(q, { payId, from: row.status as typeof STATUS.created }, to, patch, t.clock.now(), witness),
+      );
     };
     const read = async (after: string) => listEvents(db(), m.credentials.clientId, { after, limit: '500' });
     /**
@@ -71,7 +73,10 @@ for (const backend of BACKENDS) {
         assert.equal(during.nextCursor, start);
         release();
         await slow;
-        assert.deepEqual((await readUntil(start, 2)).map((e) => e.pay_id), [a, b]);
+        assert.deepEqual(
+          (await readUntil(start, 2)).map((e) => e.pay_id),
+          [a, b],
+        );
       });
 
       it('keeps a payment’s events in sequence order when an older transaction changes it after a newer one', async () => {
@@ -92,7 +97,13 @@ for (const backend of BACKENDS) {
         await db().tx((q) => flip(q, p)); // seq 1, by the newer transaction
         release();
         await older; // seq 2, by the older transaction
-        assert.deepEqual((await readUntil(start, 2)).map((e) => [e.pay_id, e.seq]), [[p, 1], [p, 2]]);
+        assert.deepEqual(
+          (await readUntil(start, 2)).map((e) => [e.pay_id, e.seq]),
+          [
+            [p, 1],
+            [p, 2],
+          ],
+        );
       });
     }
 
@@ -128,16 +139,30 @@ for (const backend of BACKENDS) {
       writing = false;
       await reader;
 
-      const { rows } = await db().query<{ id: number }>('SELECT id FROM payment_events WHERE pay_id = ANY($1) ORDER BY id', [payments]);
+      const { rows } = await db().query<{ id: number }>(
+        'SELECT id FROM payment_events WHERE pay_id = ANY($1) ORDER BY id',
+        [payments],
+      );
       assert.equal(rows.length, WRITERS * CHANGES);
-      assert.deepEqual(seen.map((e) => e.id).sort((x, y) => x - y), rows.map((r) => r.id), 'every event exactly once');
+      assert.deepEqual(
+        seen.map((e) => e.id).sort((x, y) => x - y),
+        rows.map((r) => r.id),
+        'every event exactly once',
+      );
       for (const p of payments) {
         const seqs = seen.filter((e) => e.pay_id === p).map((e) => e.seq);
-        assert.deepEqual(seqs, seqs.map((_, i) => i + 1), `events of ${p} in order`);
+        assert.deepEqual(
+          seqs,
+          seqs.map((_, i) => i + 1),
+          `events of ${p} in order`,
+        );
       }
     });
   });
 }
 
 // The held-back case needs a second connection with its own open transaction: PostgreSQL only.
-if (POSTGRES_SKIP) it('events feed: a change committed after an older open transaction is held back [postgres]', { skip: POSTGRES_SKIP }, () => {});
+if (POSTGRES_SKIP)
+  it('events feed: a change committed after an older open transaction is held back [postgres]', {
+    skip: POSTGRES_SKIP,
+  }, () => {});

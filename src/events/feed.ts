@@ -29,10 +29,15 @@ export function positionFrom(raw: string | undefined, field: string): FeedPositi
 
 export const positionOf = (r: Pick<FeedRow, 'feed_xid' | 'id'>): FeedPosition => ({ xid: r.feed_xid, id: r.id });
 
-export async function listEvents(q: Queryable, clientId: string, qs: { after?: string; limit?: string }): Promise<FeedPage> {
+export async function listEvents(
+  q: Queryable,
+  clientId: string,
+  qs: { after?: string; limit?: string },
+): Promise<FeedPage> {
   const v = new Violations();
   const limit = qs.limit ? Number(qs.limit) : DEFAULT_EVENTS_PAGE;
-  if (!/^\d{1,4}$/.test(qs.limit ?? '1') || limit < 1 || limit > MAX_EVENTS_PAGE) v.add('limit', `must be an integer from 1 to ${MAX_EVENTS_PAGE}`);
+  if (!/^\d{1,4}$/.test(qs.limit ?? '1') || limit < 1 || limit > MAX_EVENTS_PAGE)
+    v.add('limit', `must be an integer from 1 to ${MAX_EVENTS_PAGE}`);
   const after = qs.after ? parsePosition(qs.after) : FEED_START;
   if (!after) v.add('after', NOT_A_POSITION, ERRORS.eventCursorInvalid);
   v.throwIfAny();

@@ -55,9 +55,14 @@ export class EventHub {
       await this.listening;
       if (!this.renewal) {
         await renewStreamInterest(this.db, INTEREST_SECONDS);
-        this.renewal = setInterval(() => {
-          renewStreamInterest(this.db, INTEREST_SECONDS).catch((err) => this.log.warn({ err }, 'event stream interest not renewed'));
-        }, (INTEREST_SECONDS * 1000) / 3);
+        this.renewal = setInterval(
+          () => {
+            renewStreamInterest(this.db, INTEREST_SECONDS).catch((err) =>
+              this.log.warn({ err }, 'event stream interest not renewed'),
+            );
+          },
+          (INTEREST_SECONDS * 1000) / 3,
+        );
         this.renewal.unref();
       }
     } catch (err) {

@@ -27,7 +27,12 @@ export interface FeedRow {
  * Up to `limit` settled events after `after`, in feed order, and whether committed events (or
  * events of transactions still open) wait beyond them for older transactions to end.
  */
-export async function selectFeed(q: Queryable, clientId: string, after: FeedPosition, limit: number): Promise<{ rows: FeedRow[]; held: boolean }> {
+export async function selectFeed(
+  q: Queryable,
+  clientId: string,
+  after: FeedPosition,
+  limit: number,
+): Promise<{ rows: FeedRow[]; held: boolean }> {
   const { rows } = await q.query<FeedRow>(
     `SELECT e.id, e.feed_xid::text AS feed_xid, e.pay_id, e.seq, e.status, COALESCE(prev.status, 'Created') AS previous_status,
             e.final, e.result_code, e.confirmed_amount, e.returned_amount, e.created_at, p.amount, p.currency, p.merchant_payment_id,

@@ -5,7 +5,14 @@ import { describe, it } from 'node:test';
 import { TEXTS as CHECKOUT } from '../checkout/i18n.ts';
 import { TEXTS as DASHBOARD } from '../dashboard/i18n.ts';
 import { addressIn, languageLinks, languageSwitch } from '../web/language-switch.ts';
-import { DEFAULT_LANGUAGE, LANGUAGE_INFO, LANGUAGES, fromAcceptLanguage, languageOf, otherLanguages } from './languages.ts';
+import {
+  DEFAULT_LANGUAGE,
+  LANGUAGE_INFO,
+  LANGUAGES,
+  fromAcceptLanguage,
+  languageOf,
+  otherLanguages,
+} from './languages.ts';
 
 describe('the language table', () => {
   it('reads the browser’s Accept-Language: weights, regions, wildcards; anything else is the default', () => {
@@ -36,32 +43,50 @@ describe('the language table', () => {
   it('takes a language code in any case and nothing else', () => {
     assert.equal(languageOf('EN'), 'en');
     assert.equal(languageOf('ka'), 'ka');
-    for (const v of ['english', 'e', '', null, 1, 'en-US', 'constructor']) assert.equal(languageOf(v), undefined, String(v));
+    for (const v of ['english', 'e', '', null, 1, 'en-US', 'constructor'])
+      assert.equal(languageOf(v), undefined, String(v));
   });
 
   it('offers every other language in the switcher, each named in itself, never the page’s own', () => {
     for (const lang of LANGUAGES) {
       const others = otherLanguages(lang);
-      assert.deepEqual(others, LANGUAGES.filter((l) => l !== lang));
-      const links = languageLinks(lang, (l) => addressIn('/dashboard/payments?status=Failed&notice=saved&lang=x', l, ['notice']));
-      assert.deepEqual(links.map((l) => l.lang), others);
+      assert.deepEqual(
+        others,
+        LANGUAGES.filter((l) => l !== lang),
+      );
+      const links = languageLinks(lang, (l) =>
+        addressIn('/dashboard/payments?status=Failed&notice=saved&lang=x', l, ['notice']),
+      );
+      assert.deepEqual(
+        links.map((l) => l.lang),
+        others,
+      );
       const markup = languageSwitch(links).map(String).join('');
       for (const o of others) {
-        assert.ok(markup.includes(`<a class="lang" href="/dashboard/payments?status=Failed&amp;lang=${o}" lang="${LANGUAGE_INFO[o].htmlLang}" hreflang="${LANGUAGE_INFO[o].htmlLang}">${LANGUAGE_INFO[o].name}</a>`), markup);
+        assert.ok(
+          markup.includes(
+            `<a class="lang" href="/dashboard/payments?status=Failed&amp;lang=${o}" lang="${LANGUAGE_INFO[o].htmlLang}" hreflang="${LANGUAGE_INFO[o].htmlLang}">${LANGUAGE_INFO[o].name}</a>`,
+          ),
+          markup,
+        );
       }
       assert.ok(!markup.includes(`lang=${lang}"`), 'no link to the page’s own language');
     }
   });
 
   it('has every text of the checkout and the dashboard in every language, none empty', () => {
-    for (const [name, dictionary] of [['checkout', CHECKOUT], ['dashboard', DASHBOARD]] as const) {
+    for (const [name, dictionary] of [
+      ['checkout', CHECKOUT],
+      ['dashboard', DASHBOARD],
+    ] as const) {
       const keys = Object.keys(dictionary[DEFAULT_LANGUAGE]).sort();
       for (const lang of LANGUAGES) {
         const t = dictionary[lang] as Record<string, unknown>;
         assert.deepEqual(Object.keys(t).sort(), keys, `${name} ${lang}`);
         assert.equal(t.lang, lang);
         assert.equal(t.locale, LANGUAGE_INFO[lang].locale);
-        for (const [k, v] of Object.entries(t)) if (typeof v === 'string') assert.ok(v.trim() !== '', `${name} ${lang} ${k} is empty`);
+        for (const [k, v] of Object.entries(t))
+          if (typeof v === 'string') assert.ok(v.trim() !== '', `${name} ${lang} ${k} is empty`);
       }
     }
   });

@@ -35,7 +35,10 @@ export function languageOf(v: unknown): Language | undefined {
 export const otherLanguages = (lang: Language): Language[] => LANGUAGES.filter((l) => l !== lang);
 
 /** What a page's texts carry of their language: its code (amount separators, links) and locale (dates). */
-export const languageTexts = (lang: Language): { lang: Language; locale: string } => ({ lang, locale: LANGUAGE_INFO[lang].locale });
+export const languageTexts = (lang: Language): { lang: Language; locale: string } => ({
+  lang,
+  locale: LANGUAGE_INFO[lang].locale,
+});
 
 /**
  * The browser's preferred language of ours from an Accept-Language header (RFC 9110 12.5.4): ranges

@@ -13,11 +13,20 @@ import { DEFAULT_LANGUAGE, LANGUAGE_INFO, LANGUAGES, otherLanguages, type Langua
 
 const htmlLang = (body: string) => /<html lang="([^"]+)">/.exec(body)?.[1];
 /** The switcher's links: each language it offers with its address. */
-const switcher = (body: string) => [...body.matchAll(/<a class="lang" href="([^"]+)" lang="([^"]+)" hreflang="[^"]+">(?:<svg[\s\S]*?<\/svg>)?(?:<span>)?([^<]+)/g)].map((m) => ({ href: m[1]!.replaceAll('&amp;', '&'), lang: m[2]!, name: m[3]! }));
+const switcher = (body: string) =>
+  [
+    ...body.matchAll(
+      /<a class="lang" href="([^"]+)" lang="([^"]+)" hreflang="[^"]+">(?:<svg[\s\S]*?<\/svg>)?(?:<span>)?([^<]+)/g,
+    ),
+  ].map((m) => ({ href: m[1]!.replaceAll('&amp;', '&'), lang: m[2]!, name: m[3]! }));
 
 function assertSwitcher(body: string, lang: Language, where: string): void {
   const links = switcher(body);
-  assert.deepEqual(links.map((l) => l.lang), otherLanguages(lang).map((o) => LANGUAGE_INFO[o].htmlLang), `${where}: the other languages`);
+  assert.deepEqual(
+    links.map((l) => l.lang),
+    otherLanguages(lang).map((o) => LANGUAGE_INFO[o].htmlLang),
+    `${where}: the other languages`,
+  );
   for (const l of links) {
     assert.equal(l.name, LANGUAGE_INFO[l.lang as Language].name, `${where}: named in itself`);
     assert.match(l.href, new RegExp(`[?&]lang=${l.lang}(&|$)`), where);
@@ -50,7 +59,10 @@ for (const backend of BACKENDS) {
         assert.equal(b.cookies.get('kb_dash_lang'), undefined, 'following the browser is no choice to remember');
       }
       // A browser that sends no header at all.
-      assert.equal(htmlLang((await new DashboardBrowser(ctx.t.app, address()).get('/dashboard/sign-in')).body), DEFAULT_LANGUAGE);
+      assert.equal(
+        htmlLang((await new DashboardBrowser(ctx.t.app, address()).get('/dashboard/sign-in')).body),
+        DEFAULT_LANGUAGE,
+      );
     });
 
     it('dashboard: the user’s choice wins over the browser’s header, remembered until changed', async () => {
@@ -61,7 +73,11 @@ for (const backend of BACKENDS) {
           assert.equal(htmlLang((await b.get('/dashboard/sign-in')).body), browser);
           assert.equal(htmlLang((await b.get(`/dashboard/sign-in?lang=${chosen}`)).body), chosen);
           assert.equal(b.cookies.get('kb_dash_lang'), chosen);
-          assert.equal(htmlLang((await b.get('/dashboard/sign-in')).body), chosen, 'the remembered choice, not the header');
+          assert.equal(
+            htmlLang((await b.get('/dashboard/sign-in')).body),
+            chosen,
+            'the remembered choice, not the header',
+          );
         }
       }
     });
@@ -86,7 +102,8 @@ for (const backend of BACKENDS) {
     it('checkout: the bank’s rule — Georgian unless the payment says `language` or the address asks; the browser’s header is not asked', async () => {
       const plain = (await ctx.m.createPayment(basicPayment())).json().payId as string;
       const english = (await ctx.m.createPayment(basicPayment({ language: 'EN' }))).json().payId as string;
-      const page = (payId: string, query = '', headers: Record<string, string> = {}) => ctx.t.app.inject({ method: 'GET', url: `/checkout/${payId}${query}`, headers });
+      const page = (payId: string, query = '', headers: Record<string, string> = {}) =>
+        ctx.t.app.inject({ method: 'GET', url: `/checkout/${payId}${query}`, headers });
       assert.equal(htmlLang((await page(plain, '', { 'accept-language': 'en-US,en;q=0.9' })).body), 'ka');
       assert.equal(htmlLang((await page(english, '', { 'accept-language': 'ka' })).body), 'en');
       for (const lang of LANGUAGES) {

@@ -20,7 +20,9 @@ for (const backend of BACKENDS) {
         const payId = 'b'.repeat(32);
         await assert.rejects(
           runOnce(deps, req, async (uow) => {
-            await uow.reach('created', payId, (q) => q.query(`INSERT INTO settings (key, value) VALUES ('created', 'once')`));
+            await uow.reach('created', payId, (q) =>
+              q.query(`INSERT INTO settings (key, value) VALUES ('created', 'once')`),
+            );
             throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
           }),
           /terminated/,
@@ -36,7 +38,9 @@ for (const backend of BACKENDS) {
         });
         assert.deepEqual(resumedFrom, { point: 'created', payId });
         assert.deepEqual(retry, { result: { payId }, replayed: true });
-        const { rows } = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM settings WHERE key = 'created'`);
+        const { rows } = await t.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM settings WHERE key = 'created'`,
+        );
         assert.equal(rows[0]!.n, 1, 'the committed phase ran once');
         assert.equal(await releasePendingClaims(t.db), 0);
       } finally {

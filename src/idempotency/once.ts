@@ -58,7 +58,11 @@ export function requestHash(operation: string, params: unknown, body: unknown): 
 /** The request's result, or — for a key finished before recovery points existed — its stored answer. */
 export type Once<R> = { result: R; replayed: boolean } | { stored: { status: number; body: string } };
 
-export async function runOnce<R>(s: IdempotencyDeps, req: KeyedRequest, run: (uow: UnitOfWork<R>) => Promise<R>): Promise<Once<R>> {
+export async function runOnce<R>(
+  s: IdempotencyDeps,
+  req: KeyedRequest,
+  run: (uow: UnitOfWork<R>) => Promise<R>,
+): Promise<Once<R>> {
   const id: KeyId = { clientId: req.clientId, key: req.key };
   const owner = randomHex(16);
   const now = s.clock.now();
@@ -81,7 +85,9 @@ export async function runOnce<R>(s: IdempotencyDeps, req: KeyedRequest, run: (uo
   const row = await selectKey(s.db, id);
   if (row && row.request_hash !== req.requestHash) {
     s.metrics?.idempotencyConflicts.inc({ kind: 'mismatch' });
-    throw gatewayError(ERRORS.idempotencyMismatch, { detail: 'This Idempotency-Key was already used for a different request' });
+    throw gatewayError(ERRORS.idempotencyMismatch, {
+      detail: 'This Idempotency-Key was already used for a different request',
+    });
   }
   if (row?.recovery_point === 'finished') {
     if (row.result !== null) return { result: row.result as R, replayed: true };
@@ -94,7 +100,10 @@ export async function runOnce<R>(s: IdempotencyDeps, req: KeyedRequest, run: (uo
     s.metrics?.idempotencyConflicts.inc({ kind: 'in_progress' });
     throw gatewayError(ERRORS.idempotencyInProgress, { retryAfterSeconds: 1 });
   }
-  const resume = taken.recovery_point === 'claimed' || taken.pay_id === null ? null : { point: taken.recovery_point as 'created' | 'acquirer_called', payId: taken.pay_id };
+  const resume =
+    taken.recovery_point === 'claimed' || taken.pay_id === null
+      ? null
+      : { point: taken.recovery_point as 'created' | 'acquirer_called', payId: taken.pay_id };
   return runOwned(s, id, owner, run, resume);
 }
 

@@ -68,7 +68,13 @@ export async function selectKey(q: Queryable, id: KeyId): Promise<KeyRow | null>
 }
 
 /** Takes over a key whose owner is presumed dead; the key as it was left, or null when it was not dead. */
-export async function takeOverKey(q: Queryable, id: KeyId, owner: string, now: Date, lockedUntil: Date): Promise<{ recovery_point: RecoveryPoint; pay_id: string | null } | null> {
+export async function takeOverKey(
+  q: Queryable,
+  id: KeyId,
+  owner: string,
+  now: Date,
+  lockedUntil: Date,
+): Promise<{ recovery_point: RecoveryPoint; pay_id: string | null } | null> {
   const { rows } = await q.query<{ recovery_point: RecoveryPoint; pay_id: string | null }>(
     `UPDATE idempotency_keys SET owner = $3, locked_until = $5
      WHERE client_id = $1 AND key = $2 AND recovery_point <> 'finished' AND locked_until <= $4
@@ -82,7 +88,15 @@ export async function takeOverKey(q: Queryable, id: KeyId, owner: string, now: D
 export type LinkedWork = 'operation';
 
 /** The owner reached a recovery point (and linked its payment, and what it does there), in the transaction of that phase. */
-export async function advanceKey(q: Queryable, id: KeyId, owner: string, point: RecoveryPoint, payId: string | null, lockedUntil: Date, work: LinkedWork | null = null): Promise<boolean> {
+export async function advanceKey(
+  q: Queryable,
+  id: KeyId,
+  owner: string,
+  point: RecoveryPoint,
+  payId: string | null,
+  lockedUntil: Date,
+  work: LinkedWork | null = null,
+): Promise<boolean> {
   const { rowCount } = await q.query(
     `UPDATE idempotency_keys SET recovery_point = $4, pay_id = COALESCE($5, pay_id), locked_until = $6, work = COALESCE($7, work)
      WHERE client_id = $1 AND key = $2 AND owner = $3`,
@@ -137,7 +151,10 @@ export async function finishLinkedKeys(q: Queryable, payId: string, work: Linked
 
 /** …or the acquirer refused it (nothing changed): the key is freed for a fresh attempt. */
 export async function releaseLinkedKeys(q: Queryable, payId: string, work: LinkedWork): Promise<void> {
-  await q.query(`DELETE FROM idempotency_keys WHERE pay_id = $1 AND work = $2 AND recovery_point = 'acquirer_called'`, [payId, work]);
+  await q.query(`DELETE FROM idempotency_keys WHERE pay_id = $1 AND work = $2 AND recovery_point = 'acquirer_called'`, [
+    payId,
+    work,
+  ]);
 }
 
 /** Drops keys past their window. */

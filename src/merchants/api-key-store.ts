@@ -24,7 +24,12 @@ export async function selectActiveApiKeys(q: Queryable, clientId: string): Promi
  * Revokes the key unless it is the merchant's last active one, in one statement so two concurrent
  * revocations cannot leave the merchant with none. 'last' when refused, 'missing' when no such key.
  */
-export async function revokeApiKey(q: Queryable, clientId: string, id: string, now: Date): Promise<'revoked' | 'last' | 'missing'> {
+export async function revokeApiKey(
+  q: Queryable,
+  clientId: string,
+  id: string,
+  now: Date,
+): Promise<'revoked' | 'last' | 'missing'> {
   const prefix = hashPrefix(id);
   if (!prefix) return 'missing';
   const { rows } = await q.query<{ revoked: number; active: number; matched: number }>(

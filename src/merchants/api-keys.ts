@@ -25,11 +25,18 @@ export const MAX_ACTIVE_KEYS = 10;
 /** A created key as a replay answers it: the key itself only in the first answer. */
 export type CreatedApiKey = ApiKeyInfo & { apiKey?: string };
 
-export async function createApiKey(s: Deps, clientId: string, uow: UnitOfWork<CreatedApiKey>): Promise<ApiKeyInfo & { apiKey: string }> {
+export async function createApiKey(
+  s: Deps,
+  clientId: string,
+  uow: UnitOfWork<CreatedApiKey>,
+): Promise<ApiKeyInfo & { apiKey: string }> {
   const apiKey = newApiKey();
   const info = await uow.finish(async (q) => {
     const active = await selectActiveApiKeys(q, clientId);
-    if (active.length >= MAX_ACTIVE_KEYS) throw gatewayError(ERRORS.tooManyApiKeys, { detail: `At most ${MAX_ACTIVE_KEYS} active API keys; revoke one first` });
+    if (active.length >= MAX_ACTIVE_KEYS)
+      throw gatewayError(ERRORS.tooManyApiKeys, {
+        detail: `At most ${MAX_ACTIVE_KEYS} active API keys; revoke one first`,
+      });
     const now = s.clock.now();
     await insertApiKey(q, clientId, apiKey, now);
     return { id: apiKeyId(hashSecret(apiKey)), prefix: keyPrefix(apiKey), createdAt: now.toISOString() };
@@ -40,10 +47,16 @@ export async function createApiKey(s: Deps, clientId: string, uow: UnitOfWork<Cr
 export const listApiKeys = (s: Deps, clientId: string) => selectActiveApiKeys(s.db, clientId);
 
 /** Revokes a key in the request's unit of work (an Idempotency-Key replays the first answer). */
-export async function deleteApiKey(s: Deps, clientId: string, id: string, uow: UnitOfWork<{ revoked: string }>): Promise<void> {
+export async function deleteApiKey(
+  s: Deps,
+  clientId: string,
+  id: string,
+  uow: UnitOfWork<{ revoked: string }>,
+): Promise<void> {
   await uow.finish(async (q) => {
     const outcome = await revokeApiKey(q, clientId, id, s.clock.now());
-    if (outcome === 'missing') throw gatewayError(ERRORS.apiKeyNotFound, { detail: `No active API key ${printable(id).slice(0, 40)}` });
+    if (outcome === 'missing')
+      throw gatewayError(ERRORS.apiKeyNotFound, { detail: `No active API key ${printable(id).slice(0, 40)}` });
     if (outcome === 'last') throw gatewayError(ERRORS.lastApiKey);
     return { revoked: id }; // (not null: a stored null reads as a key finished before results were kept)
   });

@@ -35,7 +35,9 @@ export class MerchantDirectory {
     // Looked up by the key as presented: its SHA-256 (what the database keeps) is computed only on
     // a miss, not on every request (2% of create-payment's CPU). The map lives in this process's
     // memory only, where every request's headers are anyway, for at most the TTL.
-    const clientId = await this.cached(this.keys, apiKey, () => selectClientIdByApiKeyHash(this.db, hashSecret(apiKey)));
+    const clientId = await this.cached(this.keys, apiKey, () =>
+      selectClientIdByApiKeyHash(this.db, hashSecret(apiKey)),
+    );
     return clientId ? this.byId(clientId) : null;
   }
 

@@ -8,7 +8,14 @@ import { newApiKey } from './credentials.ts';
 import type { MerchantDirectory } from './directory.ts';
 import { DEFAULT_SETTINGS, type Merchant, type MerchantSettings } from './merchant.ts';
 import { checkSettings, type SettingsInput } from './settings.ts';
-import { insertApiKey, insertMerchant, selectMerchant, selectMerchants, updateMerchantSettings, type NewCredentials } from './store.ts';
+import {
+  insertApiKey,
+  insertMerchant,
+  selectMerchant,
+  selectMerchants,
+  updateMerchantSettings,
+  type NewCredentials,
+} from './store.ts';
 
 interface Deps {
   db: Db;
@@ -35,7 +42,10 @@ function checked(input: SettingsInput, current: Pick<MerchantSettings, 'defaultC
   return result.settings;
 }
 
-export function onboardMerchant(s: Deps, input: SettingsInput): Promise<{ merchant: Merchant; credentials: NewCredentials }> {
+export function onboardMerchant(
+  s: Deps,
+  input: SettingsInput,
+): Promise<{ merchant: Merchant; credentials: NewCredentials }> {
   const settings = checked(input, DEFAULT_SETTINGS);
   return s.db.tx((q) => insertMerchant(q, { ...settings, name: settings.name! }, s.clock.now()));
 }

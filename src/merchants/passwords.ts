@@ -13,7 +13,11 @@ export const PASSWORD_LIMITS = { min: 12, max: 200 } as const;
 function scrypt(password: string, salt: Buffer, p: { N: number; r: number; p: number }): Promise<Buffer> {
   // scrypt needs 128·N·r bytes; Node's default ceiling (32 MiB) is just below that for N = 2^15.
   const options: ScryptOptions = { ...p, maxmem: 256 * p.N * p.r + 1024 * 1024 };
-  return new Promise((resolve, reject) => scryptCallback(password.normalize('NFC'), salt, KEY_BYTES, options, (err, key) => (err ? reject(err) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scryptCallback(password.normalize('NFC'), salt, KEY_BYTES, options, (err, key) =>
+      err ? reject(err) : resolve(key),
+    ),
+  );
 }
 
 /** `scrypt$N$r$p$salt$key` (salt and key base64url). */
@@ -44,6 +48,7 @@ export const newPassword = () => randomBytes(15).toString('base64url');
 /** Why a chosen password cannot be used, or null. */
 export function passwordProblem(password: string): string | null {
   const length = [...password].length;
-  if (length < PASSWORD_LIMITS.min || length > PASSWORD_LIMITS.max) return `must be ${PASSWORD_LIMITS.min} to ${PASSWORD_LIMITS.max} characters`;
+  if (length < PASSWORD_LIMITS.min || length > PASSWORD_LIMITS.max)
+    return `must be ${PASSWORD_LIMITS.min} to ${PASSWORD_LIMITS.max} characters`;
   return null;
 }

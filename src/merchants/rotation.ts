@@ -17,7 +17,8 @@ interface Deps {
 }
 
 /** The new secret, or null when there is no such merchant. Call merchants.changed() after it. */
-export const rotateSigningSecret = (q: Queryable, clientId: string, now: Date) => rotateCallbackSecret(q, clientId, now, new Date(now.getTime() + CALLBACK_SECRET_GRACE_MS));
+export const rotateSigningSecret = (q: Queryable, clientId: string, now: Date) =>
+  rotateCallbackSecret(q, clientId, now, new Date(now.getTime() + CALLBACK_SECRET_GRACE_MS));
 
 /** Rotates the callback signing secret: the new secret, or null when there is no such merchant. */
 export async function rotateMerchantSigningSecret(s: Deps, clientId: string): Promise<string | null> {

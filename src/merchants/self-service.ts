@@ -11,23 +11,36 @@ import type { Merchant } from './merchant.ts';
 import { checkSettings, type SettingsInput } from './settings.ts';
 import { lockMerchant, updateMerchantSettings } from './store.ts';
 
-export const MERCHANT_EDITABLE = ['name', 'logoUrl', 'brandColor', 'defaultCallbackUrl', 'callbackUrlPrefixes'] as const;
+export const MERCHANT_EDITABLE = [
+  'name',
+  'logoUrl',
+  'brandColor',
+  'defaultCallbackUrl',
+  'callbackUrlPrefixes',
+] as const;
 export type MerchantEditable = Pick<SettingsInput, (typeof MERCHANT_EDITABLE)[number]>;
 
 /**
  * Applies the change `edit` computes from the merchant's current settings. Only the fields of
  * MERCHANT_EDITABLE are taken from it; a refusal is the operator API's (invalidFields).
  */
-export async function changeOwnSettings(s: { db: Db; clock: { now(): Date }; merchants: MerchantDirectory }, clientId: string, edit: (current: Merchant) => MerchantEditable): Promise<Merchant> {
+export async function changeOwnSettings(
+  s: { db: Db; clock: { now(): Date }; merchants: MerchantDirectory },
+  clientId: string,
+  edit: (current: Merchant) => MerchantEditable,
+): Promise<Merchant> {
   const updated = await s.db.tx(async (q) => {
     const current = await lockMerchant(q, clientId);
     if (!current) throw gatewayError(ERRORS.merchantNotFound);
     const asked = edit(current);
     const input: MerchantEditable = {};
-    for (const key of MERCHANT_EDITABLE) if (asked[key] !== undefined) (input as Record<string, unknown>)[key] = asked[key];
+    for (const key of MERCHANT_EDITABLE)
+      if (asked[key] !== undefined) (input as Record<string, unknown>)[key] = asked[key];
     const checked = checkSettings(input, current);
     if (!checked.ok) throw invalidFields(checked.errors);
-    return Object.keys(checked.settings).length ? ((await updateMerchantSettings(q, clientId, checked.settings, s.clock.now())) ?? current) : current;
+    return Object.keys(checked.settings).length
+      ? ((await updateMerchantSettings(q, clientId, checked.settings, s.clock.now())) ?? current)
+      : current;
   });
   await s.merchants.changed(clientId);
   return updated;

@@ -34,16 +34,21 @@ export type SettingsCheck = { ok: true; settings: Partial<MerchantSettings> } | 
  * Checks a full or partial set of settings against the merchant's `current` ones (a new merchant's
  * are the defaults); null clears a nullable setting.
  */
-export function checkSettings(input: SettingsInput, current: Pick<MerchantSettings, 'defaultCallbackUrl' | 'callbackUrlPrefixes'>): SettingsCheck {
+export function checkSettings(
+  input: SettingsInput,
+  current: Pick<MerchantSettings, 'defaultCallbackUrl' | 'callbackUrlPrefixes'>,
+): SettingsCheck {
   const errors: FieldError[] = [];
   const fail = (field: string, reason: string) => errors.push({ field, reason, rule: ERRORS.invalidRequest });
   const out: Partial<MerchantSettings> = {};
 
   if (input.name !== undefined) {
     const name = input.name.trim();
-    if (name === '' || charLength(name) > SETTINGS_LIMITS.nameMaxLength) fail('name', `must be 1 to ${SETTINGS_LIMITS.nameMaxLength} characters`);
+    if (name === '' || charLength(name) > SETTINGS_LIMITS.nameMaxLength)
+      fail('name', `must be 1 to ${SETTINGS_LIMITS.nameMaxLength} characters`);
     // Shown on every checkout page and in the dashboard: no control characters, no lone surrogates.
-    else if (hasControlCharacter(name) || !isWellFormedText(name)) fail('name', 'must not contain control characters or lone surrogates');
+    else if (hasControlCharacter(name) || !isWellFormedText(name))
+      fail('name', 'must not contain control characters or lone surrogates');
     else out.name = name;
   }
   if (input.status !== undefined) {
@@ -69,7 +74,8 @@ export function checkSettings(input: SettingsInput, current: Pick<MerchantSettin
   if (input.testMode !== undefined) out.testMode = input.testMode;
   if (input.callbackUrlPrefixes !== undefined) {
     const list = [...new Set(input.callbackUrlPrefixes)];
-    if (list.length > SETTINGS_LIMITS.prefixesMax) fail('callbackUrlPrefixes', `must have at most ${SETTINGS_LIMITS.prefixesMax} entries`);
+    if (list.length > SETTINGS_LIMITS.prefixesMax)
+      fail('callbackUrlPrefixes', `must have at most ${SETTINGS_LIMITS.prefixesMax} entries`);
     list.forEach((p, i) => {
       const problem = p.length > SETTINGS_LIMITS.urlMaxLength ? 'is too long' : addressProblem(p);
       if (problem) fail(`callbackUrlPrefixes[${i}]`, problem);
@@ -90,7 +96,11 @@ export function checkSettings(input: SettingsInput, current: Pick<MerchantSettin
       delete out.defaultCallbackUrl;
     } else if (!errors.some((e) => e.field.startsWith('callbackUrlPrefixes'))) {
       const field = input.defaultCallbackUrl !== undefined ? 'defaultCallbackUrl' : 'callbackUrlPrefixes';
-      errors.push({ field, reason: 'the default callback URL must be under one of the registered callback addresses (callbackUrlPrefixes)', rule: ERRORS.callbackUrlNotRegistered });
+      errors.push({
+        field,
+        reason: 'the default callback URL must be under one of the registered callback addresses (callbackUrlPrefixes)',
+        rule: ERRORS.callbackUrlNotRegistered,
+      });
     }
   }
   const limit = (field: 'testAmountLimit' | 'transactionLimit' | 'dailyLimit') => {
@@ -114,8 +124,14 @@ export function checkSettings(input: SettingsInput, current: Pick<MerchantSettin
     else out.brandColor = input.brandColor.toLowerCase();
   } else if (input.brandColor === null) out.brandColor = null;
   if (input.logoUrl !== undefined && input.logoUrl !== null) {
-    const ok = /^data:image\/(png|svg\+xml|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+$/.test(input.logoUrl) && input.logoUrl.length <= 48_000;
-    if (!ok) fail('logoUrl', 'must be a data:image/…;base64 URL of at most 48,000 characters (the checkout page loads no external assets)');
+    const ok =
+      /^data:image\/(png|svg\+xml|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+$/.test(input.logoUrl) &&
+      input.logoUrl.length <= 48_000;
+    if (!ok)
+      fail(
+        'logoUrl',
+        'must be a data:image/…;base64 URL of at most 48,000 characters (the checkout page loads no external assets)',
+      );
     else out.logoUrl = input.logoUrl;
   } else if (input.logoUrl === null) out.logoUrl = null;
 

@@ -1,7 +1,13 @@
 // SQL for merchants and their credentials: one function per database operation.
 import type { Queryable } from '../store/db.ts';
 import { hashSecret, keyPrefix, newApiKey, newCallbackSecret, newClientId, newClientSecret } from './credentials.ts';
-import { DEFAULT_SETTINGS, merchantFromRow, type Merchant, type MerchantRow, type MerchantSettings } from './merchant.ts';
+import {
+  DEFAULT_SETTINGS,
+  merchantFromRow,
+  type Merchant,
+  type MerchantRow,
+  type MerchantSettings,
+} from './merchant.ts';
 
 export interface NewCredentials {
   clientId: string;
@@ -47,9 +53,25 @@ export async function insertMerchant(
      VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$16,$17,$18,$19)
      RETURNING *`,
     [
-      credentials.clientId, s.name, s.status, s.currencies, s.methods, s.splitEnrolled, s.saveCardEnabled,
-      s.defaultCallbackUrl, s.callbackUrlPrefixes, s.testMode, s.testAmountLimit, s.brandColor, s.logoUrl,
-      hashSecret(credentials.clientSecret), credentials.callbackSecret, now, s.profile, s.transactionLimit, s.dailyLimit,
+      credentials.clientId,
+      s.name,
+      s.status,
+      s.currencies,
+      s.methods,
+      s.splitEnrolled,
+      s.saveCardEnabled,
+      s.defaultCallbackUrl,
+      s.callbackUrlPrefixes,
+      s.testMode,
+      s.testAmountLimit,
+      s.brandColor,
+      s.logoUrl,
+      hashSecret(credentials.clientSecret),
+      credentials.callbackSecret,
+      now,
+      s.profile,
+      s.transactionLimit,
+      s.dailyLimit,
     ],
   );
   await insertApiKey(q, credentials.clientId, credentials.apiKey, now);
@@ -71,16 +93,26 @@ export async function selectMerchant(q: Queryable, clientId: string): Promise<Me
 }
 
 export async function selectMerchants(q: Queryable, limit: number): Promise<Merchant[]> {
-  const { rows } = await q.query<MerchantRow>('SELECT * FROM merchants ORDER BY created_at, client_id LIMIT $1', [limit]);
+  const { rows } = await q.query<MerchantRow>('SELECT * FROM merchants ORDER BY created_at, client_id LIMIT $1', [
+    limit,
+  ]);
   return rows.map(merchantFromRow);
 }
 
 export async function selectClientIdByApiKeyHash(q: Queryable, keyHash: string): Promise<string | null> {
-  const { rows } = await q.query<{ client_id: string }>('SELECT client_id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL', [keyHash]);
+  const { rows } = await q.query<{ client_id: string }>(
+    'SELECT client_id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+    [keyHash],
+  );
   return rows[0]?.client_id ?? null;
 }
 
-export async function updateMerchantSettings(q: Queryable, clientId: string, patch: Partial<MerchantSettings>, now: Date): Promise<Merchant | null> {
+export async function updateMerchantSettings(
+  q: Queryable,
+  clientId: string,
+  patch: Partial<MerchantSettings>,
+  now: Date,
+): Promise<Merchant | null> {
   const sets: string[] = [];
   const params: unknown[] = [clientId, now];
   for (const [key, value] of Object.entries(patch) as [keyof MerchantSettings, unknown][]) {
@@ -105,7 +137,12 @@ export async function rotateClientSecret(q: Queryable, clientId: string, now: Da
 }
 
 /** New callback signing secret; the previous one keeps signing alongside it until graceUntil. */
-export async function rotateCallbackSecret(q: Queryable, clientId: string, now: Date, graceUntil: Date): Promise<string | null> {
+export async function rotateCallbackSecret(
+  q: Queryable,
+  clientId: string,
+  now: Date,
+  graceUntil: Date,
+): Promise<string | null> {
   const secret = newCallbackSecret();
   const { rowCount } = await q.query(
     `UPDATE merchants SET callback_secret_prev = callback_secret, callback_secret_prev_until = $3,

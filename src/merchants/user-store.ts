@@ -11,7 +11,13 @@ export interface UserRow {
 }
 
 /** The new user, or null when the email is taken (by any merchant). */
-export async function insertUser(q: Queryable, clientId: string, email: string, passwordHash: string, now: Date): Promise<UserRow | null> {
+export async function insertUser(
+  q: Queryable,
+  clientId: string,
+  email: string,
+  passwordHash: string,
+  now: Date,
+): Promise<UserRow | null> {
   const { rows } = await q.query<UserRow>(
     `INSERT INTO dashboard_users (client_id, email, password_hash, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
      ON CONFLICT (email) DO NOTHING RETURNING *`,
@@ -29,7 +35,13 @@ export async function selectUserByEmail(q: Queryable, email: string): Promise<Us
  * Sets the password of the merchant's user with this email, creating the user if there is none;
  * false when the email belongs to another merchant's user (left alone).
  */
-export async function upsertUserPassword(q: Queryable, clientId: string, email: string, passwordHash: string, now: Date): Promise<boolean> {
+export async function upsertUserPassword(
+  q: Queryable,
+  clientId: string,
+  email: string,
+  passwordHash: string,
+  now: Date,
+): Promise<boolean> {
   const { rowCount } = await q.query(
     `INSERT INTO dashboard_users (client_id, email, password_hash, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
      ON CONFLICT (email) DO UPDATE SET password_hash = EXCLUDED.password_hash, updated_at = EXCLUDED.updated_at

@@ -24,17 +24,27 @@ export function normaliseEmail(raw: unknown): string | null {
   return email.length <= EMAIL_MAX && EMAIL.test(email) ? email : null;
 }
 
-const userOf = (r: UserRow): DashboardUser => ({ id: r.id, clientId: r.client_id, email: r.email, createdAt: r.created_at });
+const userOf = (r: UserRow): DashboardUser => ({
+  id: r.id,
+  clientId: r.client_id,
+  email: r.email,
+  createdAt: r.created_at,
+});
 
 /**
  * Creates a user of the merchant (which the caller has found). Without a password one is generated
  * and returned — the only time it can be read.
  */
-export async function createUser(db: Db, clientId: string, input: { email?: unknown; password?: unknown }): Promise<{ user: DashboardUser; password: string | null }> {
+export async function createUser(
+  db: Db,
+  clientId: string,
+  input: { email?: unknown; password?: unknown },
+): Promise<{ user: DashboardUser; password: string | null }> {
   const v = new Violations();
   const email = normaliseEmail(input.email);
   if (!email) v.add('email', `must be an email address of at most ${EMAIL_MAX} characters`);
-  const chosen = input.password === undefined || input.password === null || input.password === '' ? null : input.password;
+  const chosen =
+    input.password === undefined || input.password === null || input.password === '' ? null : input.password;
   if (chosen !== null) {
     const problem = typeof chosen === 'string' ? passwordProblem(chosen) : 'must be a string';
     if (problem) v.add('password', problem);

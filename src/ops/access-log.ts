@@ -13,7 +13,11 @@ export class AccessLog extends LogController {
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const line = { req: { method: request.method, url: redactUrl(request.url), remoteAddress: request.ip }, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime };
+    const line = {
+      req: { method: request.method, url: redactUrl(request.url), remoteAddress: request.ip },
+      res: { statusCode: reply.statusCode },
+      responseTime: reply.elapsedTime,
+    };
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
     else reply.log.info(line, 'request completed');
   }

@@ -12,8 +12,16 @@ export class Metrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [this.registry],
   });
-  readonly paymentsCreated = new Counter({ name: 'karibche_payments_created_total', help: 'Payments created', registers: [this.registry] });
-  readonly paymentsExpired = new Counter({ name: 'karibche_payments_expired_total', help: 'Payments expired by the sweeper', registers: [this.registry] });
+  readonly paymentsCreated = new Counter({
+    name: 'karibche_payments_created_total',
+    help: 'Payments created',
+    registers: [this.registry],
+  });
+  readonly paymentsExpired = new Counter({
+    name: 'karibche_payments_expired_total',
+    help: 'Payments expired by the sweeper',
+    registers: [this.registry],
+  });
   readonly paymentStatusChanges = new Counter({
     name: 'karibche_payment_status_changes_total',
     help: 'Payment status changes by the status entered, the payment method and the resultCode',
@@ -45,7 +53,12 @@ export class Metrics {
     labelNames: ['kind', 'outcome'],
     registers: [this.registry],
   });
-  readonly callbackAttempts = new Counter({ name: 'karibche_callback_attempts_total', help: 'Callback attempts by outcome', labelNames: ['outcome'], registers: [this.registry] });
+  readonly callbackAttempts = new Counter({
+    name: 'karibche_callback_attempts_total',
+    help: 'Callback attempts by outcome',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
   readonly callbackLatency = new Histogram({
     name: 'karibche_callback_delivery_seconds',
     help: 'From the final-status event to the merchant answering 2xx',
@@ -62,7 +75,15 @@ export class Metrics {
    * waiting for their retry), failing (pending after at least one failed attempt), given up, and
    * the age of the oldest undelivered one.
    */
-  watchCallbackBacklog(read: () => Promise<{ pending: number; failing: number; failed: number; undeliverable: number; oldestSeconds: number }>): void {
+  watchCallbackBacklog(
+    read: () => Promise<{
+      pending: number;
+      failing: number;
+      failed: number;
+      undeliverable: number;
+      oldestSeconds: number;
+    }>,
+  ): void {
     let last: Promise<Awaited<ReturnType<typeof read>>> | null = null;
     // One query per scrape for the four gauges.
     const snapshot = () => (last ??= read().finally(() => setTimeout(() => (last = null), 0)));
@@ -79,7 +100,11 @@ export class Metrics {
     gauge('karibche_callbacks_failing', 'Pending callbacks whose last attempt failed', (b) => b.failing);
     gauge('karibche_callbacks_failed', 'Callbacks given up after 3 days of retries', (b) => b.failed);
     gauge('karibche_callbacks_undeliverable', 'Callbacks with no URL to go to', (b) => b.undeliverable);
-    gauge('karibche_callbacks_oldest_pending_seconds', 'Age of the oldest callback still pending', (b) => b.oldestSeconds);
+    gauge(
+      'karibche_callbacks_oldest_pending_seconds',
+      'Age of the oldest callback still pending',
+      (b) => b.oldestSeconds,
+    );
   }
 
   /** Create's group commit: statements written and the payments they carried (rows per statement
@@ -95,7 +120,15 @@ export class Metrics {
           this.inc(pick(read()));
         },
       });
-    counter('karibche_payment_insert_statements_total', "INSERT statements of create's group commit", (c) => c.statements);
-    counter('karibche_payment_insert_rows_total', "Payments written by create's group commit (rows per statement = this / statements)", (c) => c.items);
+    counter(
+      'karibche_payment_insert_statements_total',
+      "INSERT statements of create's group commit",
+      (c) => c.statements,
+    );
+    counter(
+      'karibche_payment_insert_rows_total',
+      "Payments written by create's group commit (rows per statement = this / statements)",
+      (c) => c.items,
+    );
   }
 }

@@ -10,7 +10,11 @@ const read = (file: string) => fs.readFileSync(new URL(`../../${file}`, import.m
 describe('docs/operations.md', () => {
   it('documents every environment variable src/config.ts reads', () => {
     const config = read('src/config.ts');
-    const names = new Set([...config.matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g), ...config.matchAll(/\bint\(env, '([A-Z][A-Z0-9_]+)'/g)].map((m) => m[1]!));
+    const names = new Set(
+      [...config.matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g), ...config.matchAll(/\bint\(env, '([A-Z][A-Z0-9_]+)'/g)].map(
+        (m) => m[1]!,
+      ),
+    );
     assert.ok(names.size >= 30, `only ${names.size} variables found in src/config.ts`);
     const doc = read('docs/operations.md');
     const missing = [...names].filter((n) => !doc.includes(`| \`${n}\` |`));
@@ -19,11 +23,21 @@ describe('docs/operations.md', () => {
 
   it('documents every metric the gateway defines', async () => {
     const metrics = new Metrics(false);
-    metrics.watchCallbackBacklog(async () => ({ pending: 0, failing: 0, failed: 0, undeliverable: 0, oldestSeconds: 0 }));
+    metrics.watchCallbackBacklog(async () => ({
+      pending: 0,
+      failing: 0,
+      failed: 0,
+      undeliverable: 0,
+      oldestSeconds: 0,
+    }));
     metrics.watchPaymentInserts(() => ({ statements: 0, items: 0 }));
     const names = (await metrics.registry.getMetricsAsJSON()).map((m) => m.name);
     assert.ok(names.length >= 15, names.join(', '));
     const doc = read('docs/operations.md');
-    assert.deepEqual(names.filter((n) => !doc.includes(`| \`${n}\` |`)), [], 'metrics without a row in the metrics table');
+    assert.deepEqual(
+      names.filter((n) => !doc.includes(`| \`${n}\` |`)),
+      [],
+      'metrics without a row in the metrics table',
+    );
   });
 });

@@ -24,7 +24,10 @@ for (const backend of BACKENDS) {
       await m.createPayment(basicPayment());
       const metrics = await t.app.inject('/metrics');
       assert.equal(metrics.statusCode, 200);
-      assert.match(metrics.body, /karibche_http_request_duration_seconds_bucket\{.*route="\/v1\/gateway\/payments".*status="200"/);
+      assert.match(
+        metrics.body,
+        /karibche_http_request_duration_seconds_bucket\{.*route="\/v1\/gateway\/payments".*status="200"/,
+      );
       assert.match(metrics.body, /karibche_payments_created_total 1/);
       assert.match(metrics.body, /karibche_process_resident_memory_bytes/);
     });
@@ -121,28 +124,66 @@ describe('logs', () => {
       },
     });
     const testDb = await openTestDb(BACKENDS[0]!);
-    const config = loadConfig({ KARIBCHE_DATA_DIR: testDb.dataDir, KARIBCHE_ADMIN_TOKEN: 'log-test-admin-token-0123456789', LOG_LEVEL: 'debug' });
-    const gw = await createGateway(config, { db: testDb.db, clock: new Clock(), background: false, log: createLogger('debug', sink) });
+    const config = loadConfig({
+      KARIBCHE_DATA_DIR: testDb.dataDir,
+      KARIBCHE_ADMIN_TOKEN: 'log-test-admin-token-0123456789',
+      LOG_LEVEL: 'debug',
+    });
+    const gw = await createGateway(config, {
+      db: testDb.db,
+      clock: new Clock(),
+      background: false,
+      log: createLogger('debug', sink),
+    });
     try {
-      const created = await gw.app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: { authorization: 'Bearer log-test-admin-token-0123456789' }, payload: { name: 'Log Shop' } });
+      const created = await gw.app.inject({
+        method: 'POST',
+        url: '/admin/v1/merchants',
+        headers: { authorization: 'Bearer log-test-admin-token-0123456789' },
+        payload: { name: 'Log Shop' },
+      });
       const { credentials } = created.json();
-      const tok = await gw.app.inject({ method: 'POST', url: '/v1/gateway/access-token', headers: { apikey: credentials.apiKey }, payload: { client_id: credentials.clientId, client_secret: credentials.clientSecret } });
+      const tok = await gw.app.inject({
+        method: 'POST',
+        url: '/v1/gateway/access-token',
+        headers: { apikey: credentials.apiKey },
+        payload: { client_id: credentials.clientId, client_secret: credentials.clientSecret },
+      });
       const token = tok.json().access_token;
-      await gw.app.inject({ method: 'POST', url: '/v1/gateway/payments', headers: { apikey: credentials.apiKey, authorization: `Bearer ${token}` }, payload: basicPayment() });
-      await gw.app.inject({ method: 'POST', url: '/v1/gateway/access-token', headers: { apikey: credentials.apiKey }, payload: { client_id: credentials.clientId, client_secret: 'wrong' } });
+      await gw.app.inject({
+        method: 'POST',
+        url: '/v1/gateway/payments',
+        headers: { apikey: credentials.apiKey, authorization: `Bearer ${token}` },
+        payload: basicPayment(),
+      });
+      await gw.app.inject({
+        method: 'POST',
+        url: '/v1/gateway/access-token',
+        headers: { apikey: credentials.apiKey },
+        payload: { client_id: credentials.clientId, client_secret: 'wrong' },
+      });
       const parsed = lines.map((l) => JSON.parse(l));
       // One access line per request, written when the answer is sent, with its request id.
       const access = parsed.filter((l) => l.msg === 'request completed');
-      assert.deepEqual(access.map((l) => [l.req.method, l.req.url, l.res.statusCode]), [
-        ['POST', '/admin/v1/merchants', 201],
-        ['POST', '/v1/gateway/access-token', 200],
-        ['POST', '/v1/gateway/payments', 200],
-        ['POST', '/v1/gateway/access-token', 400],
-      ]);
+      assert.deepEqual(
+        access.map((l) => [l.req.method, l.req.url, l.res.statusCode]),
+        [
+          ['POST', '/admin/v1/merchants', 201],
+          ['POST', '/v1/gateway/access-token', 200],
+          ['POST', '/v1/gateway/payments', 200],
+          ['POST', '/v1/gateway/access-token', 400],
+        ],
+      );
       assert.ok(access.every((l) => typeof l.reqId === 'string' && typeof l.responseTime === 'number'));
       assert.equal(parsed.filter((l) => l.msg === 'incoming request').length, 0);
       const all = lines.join('\n');
-      for (const secret of [credentials.clientSecret, credentials.apiKey, credentials.callbackSecret, token, 'log-test-admin-token-0123456789']) {
+      for (const secret of [
+        credentials.clientSecret,
+        credentials.apiKey,
+        credentials.callbackSecret,
+        token,
+        'log-test-admin-token-0123456789',
+      ]) {
         assert.ok(!all.includes(secret), `a secret leaked into the logs: ${secret.slice(0, 8)}…`);
       }
     } finally {

@@ -10,10 +10,16 @@ import { ConfigError } from '../config.ts';
 export function portProblem(code: string | undefined, host: string, port: number): ConfigError | null {
   const where = `port ${port} on ${host}`;
   if (code === 'EADDRINUSE') {
-    return new ConfigError(`${where} is already in use (another gateway, or another program, is listening there): stop it, or start on another port with PORT=${port === 65535 ? 8081 : port + 1}`);
+    return new ConfigError(
+      `${where} is already in use (another gateway, or another program, is listening there): stop it, or start on another port with PORT=${port === 65535 ? 8081 : port + 1}`,
+    );
   }
-  if (code === 'EACCES') return new ConfigError(`${where} needs privileges this process does not have: choose a port above 1023 with PORT=8080`);
-  if (code === 'EADDRNOTAVAIL') return new ConfigError(`${host} is not an address of this machine (HOST): use HOST=127.0.0.1 or HOST=0.0.0.0`);
+  if (code === 'EACCES')
+    return new ConfigError(
+      `${where} needs privileges this process does not have: choose a port above 1023 with PORT=8080`,
+    );
+  if (code === 'EADDRNOTAVAIL')
+    return new ConfigError(`${host} is not an address of this machine (HOST): use HOST=127.0.0.1 or HOST=0.0.0.0`);
   return null;
 }
 

@@ -14,7 +14,11 @@ import type { PaymentPatch } from './store.ts';
 export type Approved = Extract<AcquirerResult, { outcome: 'approved' }>;
 
 /** The status and columns an approval gives a payment. */
-export function approval(row: Pick<PaymentRow, 'pre_auth' | 'amount'>, result: Approved, now: Date): { to: Status; patch: PaymentPatch } {
+export function approval(
+  row: Pick<PaymentRow, 'pre_auth' | 'amount'>,
+  result: Approved,
+  now: Date,
+): { to: Status; patch: PaymentPatch } {
   return {
     to: row.pre_auth ? STATUS.waitingConfirm : STATUS.succeeded,
     patch: {
@@ -33,14 +37,29 @@ export function approval(row: Pick<PaymentRow, 'pre_auth' | 'amount'>, result: A
 }
 
 /** Whether approving this payment must also save its card (in the same transaction). */
-export const savesCardOnApproval = (row: Pick<PaymentRow, 'save_card' | 'payment_method'>) => row.save_card && row.payment_method !== null && savesCard(row.payment_method);
+export const savesCardOnApproval = (row: Pick<PaymentRow, 'save_card' | 'payment_method'>) =>
+  row.save_card && row.payment_method !== null && savesCard(row.payment_method);
 
 /** Saves the approved payment's card when it asked for it; a card is only ever kept as the acquirer's token. */
-export async function keepCard(q: Queryable, approved: PaymentRow, result: Approved, now: Date, log: Logger): Promise<void> {
+export async function keepCard(
+  q: Queryable,
+  approved: PaymentRow,
+  result: Approved,
+  now: Date,
+  log: Logger,
+): Promise<void> {
   if (!savesCardOnApproval(approved)) return;
   if (!result.cardToken || !result.cardMask || !result.cardExpiry) {
-    log.warn({ payId: approved.pay_id, method: approved.payment_method }, 'approved with saveCard but the acquirer returned no card token; no card saved');
+    log.warn(
+      { payId: approved.pay_id, method: approved.payment_method },
+      'approved with saveCard but the acquirer returned no card token; no card saved',
+    );
     return;
   }
-  await insertSavedCard(q, approved, { token: result.cardToken, mask: result.cardMask, expiry: result.cardExpiry }, now);
+  await insertSavedCard(
+    q,
+    approved,
+    { token: result.cardToken, mask: result.cardMask, expiry: result.cardExpiry },
+    now,
+  );
 }

@@ -15,9 +15,15 @@ for (const backend of BACKENDS) {
       assert.equal(res.statusCode, 200, res.body);
       return res.json().payId as string;
     };
-    const simulate = (payId: string, body: Record<string, unknown>) => ctx.t.admin('POST', `/sandbox/v1/payments/${payId}/simulate`, body);
+    const simulate = (payId: string, body: Record<string, unknown>) =>
+      ctx.t.admin('POST', `/sandbox/v1/payments/${payId}/simulate`, body);
     const events = async (payId: string) =>
-      (await ctx.t.gw.services.db.query<{ seq: number; status: string; final: boolean }>('SELECT seq, status, final FROM payment_events WHERE pay_id = $1 ORDER BY seq', [payId])).rows;
+      (
+        await ctx.t.gw.services.db.query<{ seq: number; status: string; final: boolean }>(
+          'SELECT seq, status, final FROM payment_events WHERE pay_id = $1 ORDER BY seq',
+          [payId],
+        )
+      ).rows;
     const get = async (payId: string) => (await ctx.m.getPayment(payId)).json();
 
     it('approves a card: Succeeded with transaction data, Processing committed first', async () => {
@@ -38,7 +44,10 @@ for (const backend of BACKENDS) {
     });
 
     it('pre-authorises into WaitingConfirm with the issuer’s block window (30 days, 7 for 0838)', async () => {
-      for (const [card, days] of [['4111111111111111', 30], ['4000000000000838', 7]] as const) {
+      for (const [card, days] of [
+        ['4111111111111111', 30],
+        ['4000000000000838', 7],
+      ] as const) {
         const id = await create({ preAuth: true });
         await simulate(id, { card });
         const p = await get(id);
@@ -50,7 +59,9 @@ for (const backend of BACKENDS) {
     });
 
     it('gives every test card its result code; a decline keeps the payment open until the third', async () => {
-      const declines = Object.entries(TEST_CARDS).filter(([, b]) => b.startsWith('decline') || b === 'check_with_acquirer');
+      const declines = Object.entries(TEST_CARDS).filter(
+        ([, b]) => b.startsWith('decline') || b === 'check_with_acquirer',
+      );
       for (const [card, code] of declines) {
         const id = await create();
         const r = (await simulate(id, { card })).json();
@@ -58,13 +69,15 @@ for (const backend of BACKENDS) {
         assert.equal(r.resultCode, code, card);
       }
       const id = await create();
-      for (let i = 1; i <= 2; i++) assert.equal((await simulate(id, { card: '4000000000000002' })).json().status, 'Created');
+      for (let i = 1; i <= 2; i++)
+        assert.equal((await simulate(id, { card: '4000000000000002' })).json().status, 'Created');
       const last = (await simulate(id, { card: '4000000000009995' })).json();
       assert.equal(last.status, 'Failed');
       assert.equal(last.resultCode, 'decline_not_sufficient_funds');
-      assert.deepEqual((await events(id)).map((e) => `${e.status}:${e.final}`), [
-        'Processing:false', 'Created:false', 'Processing:false', 'Created:false', 'Processing:false', 'Failed:true',
-      ]);
+      assert.deepEqual(
+        (await events(id)).map((e) => `${e.status}:${e.final}`),
+        ['Processing:false', 'Created:false', 'Processing:false', 'Created:false', 'Processing:false', 'Failed:true'],
+      );
       const again = await simulate(id, { card: '4111111111111111' });
       assert.equal(again.statusCode, 400);
       assert.equal(again.json().systemCode, 'sandbox.400.030');
@@ -73,11 +86,18 @@ for (const backend of BACKENDS) {
     it('hands the split allocation to the acquirer, which records it with the authorisation', async () => {
       const id = await create({ extra: 'GE60KB0000000101904917', extra2: '2.50' });
       assert.equal((await simulate(id, { card: '4111111111111111' })).json().status, 'Succeeded');
-      const { rows } = await ctx.t.gw.services.db.query<{ split_iban: string; split_amount: number; amount: number; status: string }>(
-        `SELECT split_iban, split_amount, amount, status FROM sim_authorisations WHERE reference = $1`,
-        [`${id}.1`],
-      );
-      assert.deepEqual(rows[0], { split_iban: 'GE60KB0000000101904917', split_amount: 250, amount: 1000, status: 'approved' });
+      const { rows } = await ctx.t.gw.services.db.query<{
+        split_iban: string;
+        split_amount: number;
+        amount: number;
+        status: string;
+      }>(`SELECT split_iban, split_amount, amount, status FROM sim_authorisations WHERE reference = $1`, [`${id}.1`]);
+      assert.deepEqual(rows[0], {
+        split_iban: 'GE60KB0000000101904917',
+        split_amount: 250,
+        amount: 1000,
+        status: 'approved',
+      });
       const p = await get(id);
       assert.deepEqual(p.split, { iban: 'GE60KB0000000101904917', amount: 2.5, returnedAmount: 0 });
     });
@@ -116,7 +136,7 @@ for (const backend of BACKENDS) {
       const p = await get(id);
       assert.equal(p.status, 'Succeeded');
       assert.match(p.rrn, /^\d{12}$/);
-      ctx.m.token = (await (await import('../testing/harness.ts')).accessToken(ctx.t.app, ctx.m.credentials));
+      ctx.m.token = await (await import('../testing/harness.ts')).accessToken(ctx.t.app, ctx.m.credentials);
     });
 
     it('declines an abandoned 3-D Secure challenge after 10 minutes', async () => {
@@ -148,7 +168,13 @@ for (const backend of BACKENDS) {
 
     it('pays by QR, bank login, wallets and installment, approve and decline', async () => {
       const products = { methods: [8], installmentProducts: [{ name: 'TV', price: 10, quantity: 1 }] };
-      for (const [method, over] of [[4, {}], [7, {}], [9, {}], [14, {}], [8, products]] as const) {
+      for (const [method, over] of [
+        [4, {}],
+        [7, {}],
+        [9, {}],
+        [14, {}],
+        [8, products],
+      ] as const) {
         const ok = await create(over);
         const r = (await simulate(ok, { method, outcome: 'approve' })).json();
         assert.equal(r.status, 'Succeeded', `method ${method}`);
@@ -160,9 +186,22 @@ for (const backend of BACKENDS) {
       const login = await simulate(bank, { method: 7, username: 'demo', password: 'wrong' });
       assert.equal(login.json().systemCode, 'sandbox.400.032');
       assert.equal((await get(bank)).status, 'Created');
-      assert.equal((await ctx.t.gw.services.db.query<{ attempts: number }>('SELECT attempts FROM payments WHERE pay_id = $1', [bank])).rows[0]!.attempts, 0);
-      assert.equal((await simulate(bank, { method: 7, username: 'empty', password: 'demo' })).json().resultCode, 'decline_not_sufficient_funds');
-      assert.equal((await simulate(bank, { method: 7, username: 'demo', password: 'demo' })).json().status, 'Succeeded');
+      assert.equal(
+        (
+          await ctx.t.gw.services.db.query<{ attempts: number }>('SELECT attempts FROM payments WHERE pay_id = $1', [
+            bank,
+          ])
+        ).rows[0]!.attempts,
+        0,
+      );
+      assert.equal(
+        (await simulate(bank, { method: 7, username: 'empty', password: 'demo' })).json().resultCode,
+        'decline_not_sufficient_funds',
+      );
+      assert.equal(
+        (await simulate(bank, { method: 7, username: 'demo', password: 'demo' })).json().status,
+        'Succeeded',
+      );
     });
 
     it('refuses methods the payment does not offer, bad cards, expired and unknown payments', async () => {
@@ -170,7 +209,13 @@ for (const backend of BACKENDS) {
       assert.equal((await simulate(id, { method: 4 })).json().systemCode, 'sandbox.400.031');
       const bad = await simulate(id, { card: '4111111111111112', expiry: '01/20', cvc: '1' });
       assert.equal(bad.json().systemCode, 'sandbox.400.001');
-      assert.deepEqual(bad.json().invalidParams.map((p: { name: string }) => p.name).sort(), ['card', 'cvc', 'expiry']);
+      assert.deepEqual(
+        bad
+          .json()
+          .invalidParams.map((p: { name: string }) => p.name)
+          .sort(),
+        ['card', 'cvc', 'expiry'],
+      );
       const short = await create({ expirationMinutes: 1 });
       await ctx.t.gw.services.sharedClock.advance(60);
       const late = await simulate(short, { card: '4111111111111111' });
@@ -181,7 +226,10 @@ for (const backend of BACKENDS) {
 
     it('lets exactly one of two simultaneous attempts run', async () => {
       const id = await create();
-      const [a, b] = await Promise.all([simulate(id, { card: '4111111111111111' }), simulate(id, { card: '4111111111111111' })]);
+      const [a, b] = await Promise.all([
+        simulate(id, { card: '4111111111111111' }),
+        simulate(id, { card: '4111111111111111' }),
+      ]);
       const codes = [a.statusCode, b.statusCode].sort();
       assert.deepEqual(codes, [200, 400]);
       assert.equal((await events(id)).filter((e) => e.status === 'Succeeded').length, 1);
@@ -193,14 +241,21 @@ for (const backend of BACKENDS) {
       assert.equal(p.status, 'Succeeded');
       const g = await get(id);
       assert.ok(g.recurringCard);
-      assert.deepEqual(g.recurringCard, { recId: g.recurringCard.recId, cardMask: '411111******1111', expiryDate: '0831' });
+      assert.deepEqual(g.recurringCard, {
+        recId: g.recurringCard.recId,
+        cardMask: '411111******1111',
+        expiryDate: '0831',
+      });
       const capped = await create({ saveCard: true, saveCardToDate: '0130' });
       await simulate(capped, { card: '4111111111111111', expiry: '08/31' });
       assert.equal((await get(capped)).recurringCard.expiryDate, '0130');
       const pre = await create({ saveCard: true, preAuth: true });
       await simulate(pre, { card: '4111111111111111' });
       assert.equal((await get(pre)).recurringCard, null, 'pending until completion');
-      const { rows } = await ctx.t.gw.services.db.query<{ status: string }>('SELECT s.status FROM saved_cards s JOIN payments p ON p.rec_id = s.rec_id WHERE p.pay_id = $1', [pre]);
+      const { rows } = await ctx.t.gw.services.db.query<{ status: string }>(
+        'SELECT s.status FROM saved_cards s JOIN payments p ON p.rec_id = s.rec_id WHERE p.pay_id = $1',
+        [pre],
+      );
       assert.equal(rows[0]!.status, 'pending');
       const declined = await create({ saveCard: true });
       await simulate(declined, { card: '4000000000000002' });
@@ -214,7 +269,10 @@ for (const backend of BACKENDS) {
       const saved = (await get(challenged)).recurringCard;
       assert.ok(saved, 'the card approved after 3-D Secure was saved');
       assert.equal(saved.cardMask, '400000******3220');
-      const charged = await ctx.m.post('/v1/gateway/payments/execution', { recId: saved.recId, money: { amount: '1.00', currency: 'GEL' } });
+      const charged = await ctx.m.post('/v1/gateway/payments/execution', {
+        recId: saved.recId,
+        money: { amount: '1.00', currency: 'GEL' },
+      });
       assert.deepEqual([charged.statusCode, charged.json().status], [200, 'Succeeded'], charged.body);
       const lost = await create({ saveCard: true });
       assert.equal((await simulate(lost, { card: '4000000000000770' })).json().status, 'Processing');
@@ -237,9 +295,15 @@ for (const backend of BACKENDS) {
       const g = await get(id);
       assert.ok(g.recurringCard, 'the wallet card was saved');
       assert.equal(g.recurringCard.cardMask, '424242******4242');
-      const charged = await ctx.m.post('/v1/gateway/payments/execution', { recId: g.recurringCard.recId, money: { amount: '2.50', currency: 'GEL' } });
+      const charged = await ctx.m.post('/v1/gateway/payments/execution', {
+        recId: g.recurringCard.recId,
+        money: { amount: '2.50', currency: 'GEL' },
+      });
       assert.equal(charged.statusCode, 200, charged.body);
-      assert.deepEqual([charged.json().status, charged.json().paymentMethod, charged.json().confirmedAmount], ['Succeeded', 11, 2.5]);
+      assert.deepEqual(
+        [charged.json().status, charged.json().paymentMethod, charged.json().confirmedAmount],
+        ['Succeeded', 11, 2.5],
+      );
       // Apple Pay yields a card for the payment (its mask) but cannot save it: refused with saveCard.
       const apple = await ctx.m.createPayment(basicPayment({ saveCard: true, methods: [9] }));
       assert.equal(apple.json().systemCode, 'create-payment.400.013');

@@ -28,8 +28,21 @@ export const attemptReference = (payId: string, attempt: number) => `${payId}.${
  * payment is open, unexpired and offers the method. Otherwise says why (expiring it on the way when
  * its time is up): payment not found, not payable now, or method not offered.
  */
-export async function beginAttempt(s: StatusWitness, q: Queryable, payId: string, method: number, now: Date): Promise<PaymentRow> {
-  const started = await moveOne(q, { payId, from: STATUS.created, openAt: now, offers: method }, STATUS.processing, { attempts: plus(1), payment_method: method, challenge_id: null }, now, s);
+export async function beginAttempt(
+  s: StatusWitness,
+  q: Queryable,
+  payId: string,
+  method: number,
+  now: Date,
+): Promise<PaymentRow> {
+  const started = await moveOne(
+    q,
+    { payId, from: STATUS.created, openAt: now, offers: method },
+    STATUS.processing,
+    { attempts: plus(1), payment_method: method, challenge_id: null },
+    now,
+    s,
+  );
   if (started) return started;
   const row = await lockPayment(q, payId);
   if (!row) throw gatewayError(ERRORS.paymentNotFound);
@@ -38,7 +51,9 @@ export async function beginAttempt(s: StatusWitness, q: Queryable, payId: string
     throw gatewayError(ERRORS.notPayable, { detail: 'The payment has expired' });
   }
   if (row.status !== STATUS.created) throw gatewayError(ERRORS.notPayable, { detail: `The payment is ${row.status}` });
-  throw gatewayError(ERRORS.methodNotOffered, { detail: `${methodName(method)} (${method}) is not offered for this payment` });
+  throw gatewayError(ERRORS.methodNotOffered, {
+    detail: `${methodName(method)} (${method}) is not offered for this payment`,
+  });
 }
 
 /**
@@ -63,7 +78,13 @@ async function ask(s: Deps, payId: string, call: () => Promise<AcquirerResult>):
  * Applies the acquirer's answer to an attempt still Processing on that attempt number; a stale
  * answer for an attempt settled meanwhile changes nothing. Returns the payment as it is afterwards.
  */
-export async function settle(s: Deps, payId: string, attempt: number, result: AcquirerResult, known?: PaymentRow): Promise<PaymentRow> {
+export async function settle(
+  s: Deps,
+  payId: string,
+  attempt: number,
+  result: AcquirerResult,
+  known?: PaymentRow,
+): Promise<PaymentRow> {
   const now = s.clock.now();
   const current = { payId, from: STATUS.processing, attempts: attempt } as const;
   let changed: PaymentRow | null = null;
@@ -73,7 +94,14 @@ export async function settle(s: Deps, payId: string, attempt: number, result: Ac
     const row = known ?? (await selectPaymentById(s.db, payId));
     // A saved-card charge has no customer to try again: its one decline is final.
     const limit = row?.payment_method === METHOD.savedCard ? 1 : s.config.maxAttempts;
-    changed = await moveOne(s.db, current, attempt >= limit ? STATUS.failed : STATUS.created, { result_code: result.resultCode, challenge_id: null }, now, s);
+    changed = await moveOne(
+      s.db,
+      current,
+      attempt >= limit ? STATUS.failed : STATUS.created,
+      { result_code: result.resultCode, challenge_id: null },
+      now,
+      s,
+    );
   } else if (result.outcome === 'approved') {
     const row = known ?? (await selectPaymentById(s.db, payId));
     if (row) {
@@ -119,7 +147,9 @@ export async function attemptPayment(s: Deps, payId: string, details: AttemptDet
   // A simulated flow never runs in production, whatever the payment offers (one made in a sandbox
   // database, or a form posted by hand): the customer's click must not approve anything.
   if (s.config.mode === 'production' && isSimulatedFlow(details.method)) {
-    throw gatewayError(ERRORS.methodNotOffered, { detail: `${methodName(details.method)} (${details.method}) is not available in production` });
+    throw gatewayError(ERRORS.methodNotOffered, {
+      detail: `${methodName(details.method)} (${details.method}) is not available in production`,
+    });
   }
   const started = await beginAttempt(s, s.db, payId, details.method, s.clock.now());
   return continueAttempt(s, started, details);
@@ -127,7 +157,8 @@ export async function attemptPayment(s: Deps, payId: string, details: AttemptDet
 
 /** The cardholder answers the 3-D Secure challenge of the current attempt. */
 export async function answerChallenge(s: Deps, row: PaymentRow, code: string): Promise<PaymentRow> {
-  if (row.status !== STATUS.processing || !row.challenge_id) throw gatewayError(ERRORS.notPayable, { detail: `The payment is ${row.status} and waits for no 3-D Secure code` });
+  if (row.status !== STATUS.processing || !row.challenge_id)
+    throw gatewayError(ERRORS.notPayable, { detail: `The payment is ${row.status} and waits for no 3-D Secure code` });
   const challengeId = row.challenge_id;
   const result = await ask(s, row.pay_id, () => s.acquirer.completeChallenge(challengeId, code, s.clock.now()));
   return settle(s, row.pay_id, row.attempts, result, row);

@@ -13,7 +13,16 @@ export function startOfBusinessDay(day: string, timeZone: string): Date {
   // The zone's offset at a moment: its wall-clock reading minus the moment itself.
   const offsetAt = (ms: number) => {
     const p = Object.fromEntries(
-      dateFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' })
+      dateFormat('en-CA', {
+        timeZone,
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+        hourCycle: 'h23',
+      })
         .formatToParts(new Date(ms))
         .map((x) => [x.type, x.value]),
     );

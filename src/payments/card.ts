@@ -33,7 +33,9 @@ export function maskCardNumbersIn(text: string): string {
 }
 
 export function cardNumbersIn(text: string): string[] {
-  return [...text.matchAll(PAN_IN_TEXT)].map((m) => m[0].replace(/[ -]/g, '')).filter((d) => d.length >= 13 && d.length <= 19 && isLuhnValid(d));
+  return [...text.matchAll(PAN_IN_TEXT)]
+    .map((m) => m[0].replace(/[ -]/g, ''))
+    .filter((d) => d.length >= 13 && d.length <= 19 && isLuhnValid(d));
 }
 
 export const normaliseCardNumber = (input: string) => input.replace(/[\s-]/g, '');
@@ -58,7 +60,8 @@ export function isCardExpired(exp: { month: number; year: number }, now: { year:
   return exp.year < now.year || (exp.year === now.year && exp.month < now.month);
 }
 
-export const toMmYy = (exp: { month: number; year: number }) => `${String(exp.month).padStart(2, '0')}${String(exp.year % 100).padStart(2, '0')}`;
+export const toMmYy = (exp: { month: number; year: number }) =>
+  `${String(exp.month).padStart(2, '0')}${String(exp.year % 100).padStart(2, '0')}`;
 
 /** The earlier of two MMYY dates. */
 export function earlierMmYy(a: string, b: string): string {

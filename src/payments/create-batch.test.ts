@@ -57,16 +57,43 @@ for (const backend of BACKENDS) {
           now,
           expiresAt: new Date(now.getTime() + 60_000),
           payment: {
-            currency: 'GEL', amount: 100, subtotal: null, tax: null, shipping: null, returnUrl: 'https://shop.example/r', callbackUrl: null,
-            extra: null, extra2: null, split: null, userIp: null, expirationMinutes: 1, methods: [5], installmentProducts: null, preAuth: false,
-            language: 'KA', merchantPaymentId: null, skipInfoMessage: false, saveCard: false, saveCardToDate: null, description: null,
+            currency: 'GEL',
+            amount: 100,
+            subtotal: null,
+            tax: null,
+            shipping: null,
+            returnUrl: 'https://shop.example/r',
+            callbackUrl: null,
+            extra: null,
+            extra2: null,
+            split: null,
+            userIp: null,
+            expirationMinutes: 1,
+            methods: [5],
+            installmentProducts: null,
+            preAuth: false,
+            language: 'KA',
+            merchantPaymentId: null,
+            skipInfoMessage: false,
+            saveCard: false,
+            saveCardToDate: null,
+            description: null,
           } satisfies NewPayment,
         };
       };
       const fresh = ['batch_a', 'batch_b', 'batch_c', 'batch_d'].map((p) => `${p}${'0'.repeat(26)}`);
       const rowsBefore = await countRows(t, 'payments');
-      const outcome = await Promise.allSettled([b.add(row(fresh[0]!)), b.add(row(fresh[1]!)), b.add(row(existing)), b.add(row(fresh[2]!)), b.add(row(fresh[3]!))]);
-      assert.deepEqual(outcome.map((o) => o.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      const outcome = await Promise.allSettled([
+        b.add(row(fresh[0]!)),
+        b.add(row(fresh[1]!)),
+        b.add(row(existing)),
+        b.add(row(fresh[2]!)),
+        b.add(row(fresh[3]!)),
+      ]);
+      assert.deepEqual(
+        outcome.map((o) => o.status),
+        ['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+      );
       assert.match(String((outcome[2] as PromiseRejectedResult).reason?.message), /duplicate key|unique/i);
       assert.equal(b.statements, 1 + 5, 'one statement of five that failed, then each row alone');
       assert.equal(await countRows(t, 'payments'), rowsBefore + 4);

@@ -10,5 +10,9 @@ import { insertPayments, type InsertPayment } from './store.ts';
 export const MAX_ROWS_PER_INSERT = 64;
 
 export function batchedInserts(db: Db, concurrency: number): PaymentInserts & Batcher<InsertPayment> {
-  return new Batcher<InsertPayment>((rows) => insertPayments(db, rows), { concurrency, maxBatch: MAX_ROWS_PER_INSERT, wholeBatch: isUnavailable });
+  return new Batcher<InsertPayment>((rows) => insertPayments(db, rows), {
+    concurrency,
+    maxBatch: MAX_ROWS_PER_INSERT,
+    wholeBatch: isUnavailable,
+  });
 }

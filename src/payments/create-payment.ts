@@ -18,19 +18,45 @@ export interface CreatedPayment {
   expirationMinutes: number;
 }
 
-export async function createPayment(s: Pick<PaymentDeps, 'db' | 'clock' | 'config' | 'inserts'>, merchant: Merchant, input: CreatePaymentInput, uow: UnitOfWork<CreatedPayment>): Promise<CreatedPayment> {
+export async function createPayment(
+  s: Pick<PaymentDeps, 'db' | 'clock' | 'config' | 'inserts'>,
+  merchant: Merchant,
+  input: CreatePaymentInput,
+  uow: UnitOfWork<CreatedPayment>,
+): Promise<CreatedPayment> {
   const ctx = ruleContext(s, merchant);
   const payment = checkCreatePayment(input, ctx);
   const payId = newPayId();
   const recId = payment.saveCard ? newRecId() : null;
-  const row = { payId, clientId: merchant.clientId, recId, payment, now: ctx.now, expiresAt: new Date(ctx.now.getTime() + payment.expirationMinutes * 60_000) };
+  const row = {
+    payId,
+    clientId: merchant.clientId,
+    recId,
+    payment,
+    now: ctx.now,
+    expiresAt: new Date(ctx.now.getTime() + payment.expirationMinutes * 60_000),
+  };
   // A bank-profile merchant's GEL payment also counts against its daily limit, in the same transaction.
   const counted = countsDailyVolume(merchant, payment.currency);
-  const created: CreatedPayment = { payId, currency: payment.currency, amount: payment.amount, recId, preAuth: payment.preAuth, expirationMinutes: payment.expirationMinutes };
+  const created: CreatedPayment = {
+    payId,
+    currency: payment.currency,
+    amount: payment.amount,
+    recId,
+    preAuth: payment.preAuth,
+    expirationMinutes: payment.expirationMinutes,
+  };
   return uow.finish(
     async (q) => {
       await insertPayment(q, row);
-      if (counted) await countDailyVolume(q, merchant, { payId, amount: payment.amount, field: 'amount.total' }, ctx.now, s.config.timeZone);
+      if (counted)
+        await countDailyVolume(
+          q,
+          merchant,
+          { payId, amount: payment.amount, field: 'amount.total' },
+          ctx.now,
+          s.config.timeZone,
+        );
       return created;
     },
     counted

@@ -7,7 +7,13 @@ import type { Queryable } from '../store/db.ts';
  * upsert, so concurrent callers queue on the merchant's row for the day and each sees the total the
  * one before left. False (nothing added) when it would pass the limit.
  */
-export async function addDailyVolume(q: Queryable, clientId: string, day: string, amount: number, limit: number): Promise<boolean> {
+export async function addDailyVolume(
+  q: Queryable,
+  clientId: string,
+  day: string,
+  amount: number,
+  limit: number,
+): Promise<boolean> {
   const { rows } = await q.query<{ total: number }>(
     `INSERT INTO merchant_daily_volume (client_id, business_day, total) SELECT $1, $2, $3::bigint WHERE $3::bigint <= $4::bigint
      ON CONFLICT (client_id, business_day) DO UPDATE SET total = merchant_daily_volume.total + EXCLUDED.total
@@ -20,7 +26,10 @@ export async function addDailyVolume(q: Queryable, clientId: string, day: string
 
 /** The merchant's total of the day (minor units), 0 when nothing was counted. */
 export async function selectDailyVolume(q: Queryable, clientId: string, day: string): Promise<number> {
-  const { rows } = await q.query<{ total: number }>('SELECT total FROM merchant_daily_volume WHERE client_id = $1 AND business_day = $2', [clientId, day]);
+  const { rows } = await q.query<{ total: number }>(
+    'SELECT total FROM merchant_daily_volume WHERE client_id = $1 AND business_day = $2',
+    [clientId, day],
+  );
   return Number(rows[0]?.total ?? 0);
 }
 

@@ -14,7 +14,8 @@ import { formatMinor } from './money.ts';
 import { BANK_LIMIT_CURRENCY } from './rules/fields.ts';
 
 /** Whether this payment counts against the merchant's daily limit. */
-export const countsDailyVolume = (merchant: Pick<Merchant, 'profile'>, currency: string) => merchant.profile === 'bank' && currency === BANK_LIMIT_CURRENCY;
+export const countsDailyVolume = (merchant: Pick<Merchant, 'profile'>, currency: string) =>
+  merchant.profile === 'bank' && currency === BANK_LIMIT_CURRENCY;
 
 /**
  * Adds the payment (already inserted in this transaction) to the merchant's volume of the business
@@ -31,7 +32,10 @@ export async function countDailyVolume(
   if (!(await addDailyVolume(q, merchant.clientId, day, p.amount, merchant.dailyLimit))) {
     const taken = await selectDailyVolume(q, merchant.clientId, day);
     const reason = `would take the merchant's ${BANK_LIMIT_CURRENCY} volume of ${day} above its daily limit of ${formatMinor(merchant.dailyLimit)} (${formatMinor(taken)} taken so far)`;
-    throw gatewayError(ERRORS.dailyLimit, { detail: `The payment ${reason}`, fields: [{ field: p.field, reason, rule: ERRORS.dailyLimit }] });
+    throw gatewayError(ERRORS.dailyLimit, {
+      detail: `The payment ${reason}`,
+      fields: [{ field: p.field, reason, rule: ERRORS.dailyLimit }],
+    });
   }
   await markLimitDay(q, p.payId, day);
 }

@@ -11,7 +11,12 @@ export interface DeletedCard {
   recId: string;
 }
 
-export async function deleteSavedCard(s: Pick<PaymentDeps, 'db' | 'clock'>, clientId: string, recId: string, uow: UnitOfWork<DeletedCard>): Promise<DeletedCard> {
+export async function deleteSavedCard(
+  s: Pick<PaymentDeps, 'db' | 'clock'>,
+  clientId: string,
+  recId: string,
+  uow: UnitOfWork<DeletedCard>,
+): Promise<DeletedCard> {
   if (!isWellFormedId(recId)) throw gatewayError(ERRORS.cardNotFound);
   return uow.finish(async (q) => {
     if (!(await markCardDeleted(q, clientId, recId, s.clock.now()))) throw gatewayError(ERRORS.cardNotFound);

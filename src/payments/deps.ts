@@ -24,10 +24,20 @@ export interface PaymentDeps {
   /** The request's own log when there is a request (its id on every line), else the process's. */
   log: Logger;
   metrics?: Metrics;
-  config: Pick<Config, 'mode' | 'maxAmountMinor' | 'bankCode' | 'timeZone' | 'maxAttempts' | 'operationWaitMs' | 'reconcileAfterSeconds'>;
+  config: Pick<
+    Config,
+    'mode' | 'maxAmountMinor' | 'bankCode' | 'timeZone' | 'maxAttempts' | 'operationWaitMs' | 'reconcileAfterSeconds'
+  >;
 }
 
 /** The context a request's rules are checked in: the merchant, the policy's configuration, now. */
 export function ruleContext(s: Pick<PaymentDeps, 'clock' | 'config'>, merchant: Merchant): RuleContext {
-  return { merchant, maxAmountMinor: s.config.maxAmountMinor, bankCode: s.config.bankCode, now: s.clock.now(), timeZone: s.config.timeZone, production: s.config.mode === 'production' };
+  return {
+    merchant,
+    maxAmountMinor: s.config.maxAmountMinor,
+    bankCode: s.config.bankCode,
+    now: s.clock.now(),
+    timeZone: s.config.timeZone,
+    production: s.config.mode === 'production',
+  };
 }

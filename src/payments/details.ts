@@ -47,14 +47,20 @@ export async function paymentDetails(q: Queryable, row: PaymentRow): Promise<Pay
     rrn: row.rrn,
     resultCode: row.result_code,
     preAuth: row.pre_auth,
-    preAuthExpiresAt: row.status === STATUS.waitingConfirm && row.pre_auth_expires_at ? row.pre_auth_expires_at.toISOString() : null,
+    preAuthExpiresAt:
+      row.status === STATUS.waitingConfirm && row.pre_auth_expires_at ? row.pre_auth_expires_at.toISOString() : null,
     initiator: row.initiator,
-    recurringCard: card && card.status === 'active' ? { recId: card.rec_id, cardMask: card.card_mask, expiryDate: card.valid_to } : null,
+    recurringCard:
+      card && card.status === 'active'
+        ? { recId: card.rec_id, cardMask: card.card_mask, expiryDate: card.valid_to }
+        : null,
     paymentCardNumber: row.card_mask,
     merchantPaymentId: row.merchant_payment_id,
     extra: row.extra,
     extra2: row.extra2,
-    split: row.split_iban ? { iban: row.split_iban, amount: row.split_amount ?? 0, returnedAmount: row.split_returned_amount ?? 0 } : null,
+    split: row.split_iban
+      ? { iban: row.split_iban, amount: row.split_amount ?? 0, returnedAmount: row.split_returned_amount ?? 0 }
+      : null,
     expiresAt: row.expires_at.toISOString(),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),

@@ -19,7 +19,12 @@ import { insertPayment, selectPayment, type InsertPayment } from './store.ts';
 
 type Deps = Pick<PaymentDeps, 'db' | 'clock' | 'acquirer' | 'config' | 'log' | 'metrics'>;
 
-export async function executeSavedCard(s: Deps, merchant: Merchant, input: ExecutionInput, uow: UnitOfWork<PaymentDetails>): Promise<PaymentDetails> {
+export async function executeSavedCard(
+  s: Deps,
+  merchant: Merchant,
+  input: ExecutionInput,
+  uow: UnitOfWork<PaymentDetails>,
+): Promise<PaymentDetails> {
   if (uow.resume) return resume(s, merchant, uow, uow.resume.payId);
   const ctx = ruleContext(s, merchant);
   const checked = checkExecution(input, ctx);
@@ -34,22 +39,54 @@ export async function executeSavedCard(s: Deps, merchant: Merchant, input: Execu
     now: ctx.now,
     expiresAt: new Date(ctx.now.getTime() + POLICY.expirationMinutesDefault * 60_000),
     payment: {
-      currency: checked.currency, amount: checked.amount, subtotal: null, tax: null, shipping: null, returnUrl: null, callbackUrl: null,
-      extra: shared?.extra ?? checked.extra, extra2: shared?.extra2 ?? checked.extra2, split: shared?.split ?? null, userIp: null,
-      expirationMinutes: POLICY.expirationMinutesDefault, methods: [METHOD.savedCard], installmentProducts: null, preAuth: checked.preAuth,
-      language: 'KA', merchantPaymentId: checked.merchantPaymentId, skipInfoMessage: false, saveCard: false, saveCardToDate: null, description: null,
+      currency: checked.currency,
+      amount: checked.amount,
+      subtotal: null,
+      tax: null,
+      shipping: null,
+      returnUrl: null,
+      callbackUrl: null,
+      extra: shared?.extra ?? checked.extra,
+      extra2: shared?.extra2 ?? checked.extra2,
+      split: shared?.split ?? null,
+      userIp: null,
+      expirationMinutes: POLICY.expirationMinutesDefault,
+      methods: [METHOD.savedCard],
+      installmentProducts: null,
+      preAuth: checked.preAuth,
+      language: 'KA',
+      merchantPaymentId: checked.merchantPaymentId,
+      skipInfoMessage: false,
+      saveCard: false,
+      saveCardToDate: null,
+      description: null,
     },
   };
   await uow.reach('created', payId, async (q) => {
     await insertPayment(q, row);
-    if (countsDailyVolume(merchant, checked.currency)) await countDailyVolume(q, merchant, { payId, amount: checked.amount, field: 'money.amount' }, ctx.now, s.config.timeZone);
+    if (countsDailyVolume(merchant, checked.currency))
+      await countDailyVolume(
+        q,
+        merchant,
+        { payId, amount: checked.amount, field: 'money.amount' },
+        ctx.now,
+        s.config.timeZone,
+      );
   });
   return charge(s, merchant, uow, payId, card.card_token);
 }
 
 /** Starts the payment's one attempt with the card's token, and answers the payment as it then is. */
-async function charge(s: Deps, merchant: Merchant, uow: UnitOfWork<PaymentDetails>, payId: string, cardToken: string): Promise<PaymentDetails> {
-  const started = await uow.reach('acquirer_called', payId, (q) => beginAttempt(s, q, payId, METHOD.savedCard, s.clock.now()));
+async function charge(
+  s: Deps,
+  merchant: Merchant,
+  uow: UnitOfWork<PaymentDetails>,
+  payId: string,
+  cardToken: string,
+): Promise<PaymentDetails> {
+  const started = await uow.reach('acquirer_called', payId, (q) =>
+    beginAttempt(s, q, payId, METHOD.savedCard, s.clock.now()),
+  );
   await continueAttempt(s, started, { method: METHOD.savedCard, cardToken });
   return answer(merchant, uow, payId);
 }
@@ -58,7 +95,12 @@ const answer = (merchant: Merchant, uow: UnitOfWork<PaymentDetails>, payId: stri
   uow.finish(async (q) => paymentDetails(q, (await selectPayment(q, merchant.clientId, payId))!));
 
 /** The first request with this key died: continue its charge from where it stopped. */
-async function resume(s: Deps, merchant: Merchant, uow: UnitOfWork<PaymentDetails>, payId: string): Promise<PaymentDetails> {
+async function resume(
+  s: Deps,
+  merchant: Merchant,
+  uow: UnitOfWork<PaymentDetails>,
+  payId: string,
+): Promise<PaymentDetails> {
   const payment = await selectPayment(s.db, merchant.clientId, payId);
   if (payment?.status === STATUS.created && uow.resume?.point === 'created') {
     const card = payment.charged_rec_id ? await selectSavedCard(s.db, payment.charged_rec_id) : null;

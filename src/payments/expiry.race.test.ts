@@ -33,14 +33,14 @@ describePostgres('expiry sweeps of two processes [postgres]', () => {
     }
   });
 
-  it('do not deadlock on two merchants\' day rows taken in opposite orders', async () => {
+  it("do not deadlock on two merchants' day rows taken in opposite orders", async () => {
     const { t } = ctx;
     const second = ctx.others[0]!;
     const [m1, m2] = await Promise.all([0, 1].map(() => MerchantClient.create(t, { ...EVERYTHING, profile: 'bank' })));
     // One after the other, so that the expiry order is the creation order, alternating merchants:
     // the first sweep batch (payments 0-499) begins with m2's payment, the next one with m1's.
     for (let i = 0; i < 1_000; i++) {
-      const m = i % 2 === 0 !== i >= 500 ? m2! : m1!;
+      const m = (i % 2 === 0) !== i >= 500 ? m2! : m1!;
       assert.equal((await m.createPayment(basicPayment({ amount: { currency: 'GEL', total: 1 } }))).statusCode, 200);
     }
     for (const clock of [t.clock, second.services.clock]) clock.setOffset(4 * DAY_MS);
@@ -49,7 +49,9 @@ describePostgres('expiry sweeps of two processes [postgres]', () => {
     await holder.connect();
     try {
       await holder.query('BEGIN');
-      await holder.query(`SELECT 1 FROM merchant_daily_volume WHERE client_id = ANY ($1) FOR UPDATE`, [[m1!.credentials.clientId, m2!.credentials.clientId]]);
+      await holder.query(`SELECT 1 FROM merchant_daily_volume WHERE client_id = ANY ($1) FOR UPDATE`, [
+        [m1!.credentials.clientId, m2!.credentials.clientId],
+      ]);
       const a = t.gw.services.sweeper.sweep();
       await untilSessionsWait(db, 1);
       const b = second.services.sweeper.sweep();
@@ -58,7 +60,10 @@ describePostgres('expiry sweeps of two processes [postgres]', () => {
       const swept = await Promise.allSettled([a, b]);
       // Before the lock: "deadlock detected" for one of the two (the second process's, as it happened).
       for (const s of swept) assert.equal(s.status, 'fulfilled', s.status === 'rejected' ? String(s.reason) : '');
-      assert.equal(swept.reduce((n, s) => n + (s as PromiseFulfilledResult<number>).value, 0), 1_000);
+      assert.equal(
+        swept.reduce((n, s) => n + (s as PromiseFulfilledResult<number>).value, 0),
+        1_000,
+      );
     } finally {
       await holder.end();
     }
@@ -67,22 +72,43 @@ describePostgres('expiry sweeps of two processes [postgres]', () => {
   it('expire every payment of many bank-profile merchants and give every daily volume back, with no error', async () => {
     const { t } = ctx;
     const second = ctx.others[0]!;
-    const merchants = await Promise.all(Array.from({ length: 6 }, () => MerchantClient.create(t, { ...EVERYTHING, profile: 'bank' })));
+    const merchants = await Promise.all(
+      Array.from({ length: 6 }, () => MerchantClient.create(t, { ...EVERYTHING, profile: 'bank' })),
+    );
     // 1,200 payments, the merchants' interleaved in creation (and expiry) order: more than one
     // sweep batch (500), so both processes' sweeps get a share of every merchant's day row.
     for (let round = 0; round < 200; round++) {
-      const created = await Promise.all(merchants.map((m) => m.createPayment(basicPayment({ amount: { currency: 'GEL', total: 1 } }))));
+      const created = await Promise.all(
+        merchants.map((m) => m.createPayment(basicPayment({ amount: { currency: 'GEL', total: 1 } }))),
+      );
       for (const res of created) assert.equal(res.statusCode, 200, res.body);
     }
     const ids = merchants.map((m) => m.credentials.clientId);
-    const volume = async () => (await t.gw.services.db.query<{ total: string }>('SELECT coalesce(sum(total), 0)::text AS total FROM merchant_daily_volume WHERE client_id = ANY ($1)', [ids])).rows[0]!.total;
+    const volume = async () =>
+      (
+        await t.gw.services.db.query<{ total: string }>(
+          'SELECT coalesce(sum(total), 0)::text AS total FROM merchant_daily_volume WHERE client_id = ANY ($1)',
+          [ids],
+        )
+      ).rows[0]!.total;
     assert.equal(await volume(), '120000');
     for (const clock of [t.clock, second.services.clock]) clock.setOffset(8 * DAY_MS);
-    const swept = await Promise.allSettled([t.gw.services.sweeper.sweep(), second.services.sweeper.sweep(), t.gw.services.sweeper.sweep()]);
+    const swept = await Promise.allSettled([
+      t.gw.services.sweeper.sweep(),
+      second.services.sweeper.sweep(),
+      t.gw.services.sweeper.sweep(),
+    ]);
     for (const s of swept) assert.equal(s.status, 'fulfilled', s.status === 'rejected' ? String(s.reason) : '');
     const counts = swept.map((s) => (s as PromiseFulfilledResult<number>).value);
-    assert.equal(counts.reduce((a, b) => a + b, 0), 1200, `expired by each sweep: ${counts.join(', ')}`);
-    const { rows } = await t.gw.services.db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM payments WHERE client_id = ANY ($1) GROUP BY status', [ids]);
+    assert.equal(
+      counts.reduce((a, b) => a + b, 0),
+      1200,
+      `expired by each sweep: ${counts.join(', ')}`,
+    );
+    const { rows } = await t.gw.services.db.query<{ status: string; n: number }>(
+      'SELECT status, count(*)::int AS n FROM payments WHERE client_id = ANY ($1) GROUP BY status',
+      [ids],
+    );
     assert.deepEqual(rows, [{ status: 'Expired', n: 1200 }]);
     assert.equal(await volume(), '0');
   });

@@ -9,7 +9,14 @@ import type { Db, Queryable } from '../store/db.ts';
 import { advisoryXactLock } from '../store/locks.ts';
 import type { PaymentRow } from './row.ts';
 import { STATUS, type Status } from './state-machine.ts';
-import { columnValue, moveOne, moveStatus, type PaymentPatch, type PaymentSelector, type StatusWitness } from './store.ts';
+import {
+  columnValue,
+  moveOne,
+  moveStatus,
+  type PaymentPatch,
+  type PaymentSelector,
+  type StatusWitness,
+} from './store.ts';
 
 const BATCH = 500;
 /**
@@ -26,7 +33,10 @@ export async function expireOne(q: Queryable, payId: string, now: Date, w: Statu
 }
 
 /** Everything authorised goes back: the block is released in full. */
-const RELEASE_ALL = { returned_amount: columnValue('amount'), split_returned_amount: columnValue('split_amount') } as const;
+const RELEASE_ALL = {
+  returned_amount: columnValue('amount'),
+  split_returned_amount: columnValue('split_amount'),
+} as const;
 
 export class ExpirySweeper {
   private last: Promise<unknown> = Promise.resolve();
@@ -51,7 +61,11 @@ export class ExpirySweeper {
   }
 
   /** One batch of moves under the sweep lock, in a transaction of its own. */
-  private batch(sel: Extract<PaymentSelector, { due: string }>, to: Status, patch: PaymentPatch): Promise<PaymentRow[]> {
+  private batch(
+    sel: Extract<PaymentSelector, { due: string }>,
+    to: Status,
+    patch: PaymentPatch,
+  ): Promise<PaymentRow[]> {
     return this.db.tx(async (q) => {
       await advisoryXactLock(q, SWEEP_LOCK, 'sweep_lock');
       return moveStatus(q, sel, to, patch, this.clock.base.now(), this.w);
@@ -67,7 +81,11 @@ export class ExpirySweeper {
       if (expired.length < BATCH) break;
     }
     for (;;) {
-      const released = await this.batch({ due: 'pre_auth_expires_at', from: STATUS.waitingConfirm, limit: BATCH }, STATUS.returned, RELEASE_ALL);
+      const released = await this.batch(
+        { due: 'pre_auth_expires_at', from: STATUS.waitingConfirm, limit: BATCH },
+        STATUS.returned,
+        RELEASE_ALL,
+      );
       if (released.length) this.w.log.info({ released: released.length }, 'released expired pre-authorisation blocks');
       if (released.length < BATCH) break;
     }

@@ -18,7 +18,11 @@ export async function merchantPaymentRow(q: Queryable, clientId: string, payId: 
   return row;
 }
 
-export async function getPayment(s: Pick<PaymentDeps, 'db' | 'clock' | 'log' | 'metrics'>, clientId: string, payId: string): Promise<PaymentDetails> {
+export async function getPayment(
+  s: Pick<PaymentDeps, 'db' | 'clock' | 'log' | 'metrics'>,
+  clientId: string,
+  payId: string,
+): Promise<PaymentDetails> {
   let row = await merchantPaymentRow(s.db, clientId, payId);
   if (row.status === STATUS.created && row.expires_at.getTime() <= s.clock.nowMs()) {
     await expireOne(s.db, payId, s.clock.now(), s);

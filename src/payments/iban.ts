@@ -1,8 +1,6 @@
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 
-export type IbanCheck =
-  | { ok: true; iban: string }
-  | { ok: false; kind: 'format' | 'foreign'; reason: string };
+export type IbanCheck = { ok: true; iban: string } | { ok: false; kind: 'format' | 'foreign'; reason: string };
 
 /**
  * Validates a split-destination IBAN: ISO 13616 structure and mod-97 check (ibantools), then that

@@ -34,6 +34,6 @@ export const isWellFormedId = (id: string) => ID.test(id);
  * card number.
  */
 export function transactionIdOf(hex: string): string {
-  return `sim_${/^\d+$/.test(hex) ? String.fromCharCode(97 + (hex.charCodeAt(0) - 48) % 6) + hex.slice(1) : hex}`;
+  return `sim_${/^\d+$/.test(hex) ? String.fromCharCode(97 + ((hex.charCodeAt(0) - 48) % 6)) + hex.slice(1) : hex}`;
 }
 export const newTransactionId = () => transactionIdOf(randomHex(8));

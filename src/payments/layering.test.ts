@@ -56,7 +56,13 @@ describe('SQL only in store modules', () => {
       .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.test.ts'))
       .map((e) => join(e.parentPath, e.name).slice(ROOT.length));
     assert.ok(files.length > 100, `found ${files.length} source files`);
-    const offenders = files.filter((f) => !isStore(f) && !(f in ALLOWED) && !TEST_ONLY.some((d) => f.startsWith(d)) && SQL.test(code(readFileSync(join(ROOT, f), 'utf8'))));
+    const offenders = files.filter(
+      (f) =>
+        !isStore(f) &&
+        !(f in ALLOWED) &&
+        !TEST_ONLY.some((d) => f.startsWith(d)) &&
+        SQL.test(code(readFileSync(join(ROOT, f), 'utf8'))),
+    );
     assert.deepEqual(offenders, []);
   });
 

@@ -17,11 +17,15 @@ const CLOCK_RUNS = Number(process.env.KARIBCHE_MODEL_CLOCK_RUNS ?? 6);
 
 for (const backend of BACKENDS) {
   describe(`payment lifecycle against the reference model [${backend}]`, () => {
-    it(`${RUNS} random sequences of up to 25 steps (seed ${SEED})`, { timeout: 1_800_000 }, () => runModel(backend, commandArbs, RUNS, 25));
+    it(`${RUNS} random sequences of up to 25 steps (seed ${SEED})`, { timeout: 1_800_000 }, () =>
+      runModel(backend, commandArbs, RUNS, 25),
+    );
     // Issue 26, class d: the payment page's offer (refund, complete, void) against the API's rules
     // while the merchant's own sandbox clock moves (same-day rule, block windows).
-    it(`${CLOCK_RUNS} sequences of up to 12 steps on the merchant's own clock, the dashboard's offer checked (seed ${SEED})`, { timeout: 1_800_000 }, () =>
-      runModel(backend, merchantClockCommandArbs, CLOCK_RUNS, 12),
+    it(
+      `${CLOCK_RUNS} sequences of up to 12 steps on the merchant's own clock, the dashboard's offer checked (seed ${SEED})`,
+      { timeout: 1_800_000 },
+      () => runModel(backend, merchantClockCommandArbs, CLOCK_RUNS, 12),
     );
   });
 }
@@ -40,13 +44,20 @@ async function runModel(backend: Backend, arbs: typeof commandArbs, runs: number
         const login = { email: 'model@shop.example', password: 'model passphrase 1234' };
         const user = await t.admin('POST', `/admin/v1/merchants/${m.credentials.clientId}/users`, login);
         if (user.statusCode !== 201) throw new Error(`dashboard user: ${user.body}`);
-        const real: Real = { t, m, timeZone: loadConfig({}).timeZone, dashboardCookie: (await DashboardBrowser.signedIn(t, login)).cookieHeader };
+        const real: Real = {
+          t,
+          m,
+          timeZone: loadConfig({}).timeZone,
+          dashboardCookie: (await DashboardBrowser.signedIn(t, login)).cookieHeader,
+        };
         const model: Model = { payments: [], nowMs: MODEL_START, restarts: 0 };
         try {
           await fc.asyncModelRun(() => ({ model, real }), cmds);
         } catch (err) {
           // fast-check reports the shrunk sequence; this says what the model and the gateway disagreed on.
-          console.log(`[model ${backend}] ${(err as Error).message.split('\n').slice(0, 8).join(' | ')} — in ${[...cmds].map(String).join(', ')}`);
+          console.log(
+            `[model ${backend}] ${(err as Error).message.split('\n').slice(0, 8).join(' | ')} — in ${[...cmds].map(String).join(', ')}`,
+          );
           throw err;
         }
         stats.runs++;
@@ -57,5 +68,7 @@ async function runModel(backend: Backend, arbs: typeof commandArbs, runs: number
     }),
     { numRuns: runs, seed: SEED, endOnFailure: process.env.KARIBCHE_MODEL_NO_SHRINK === '1' },
   );
-  console.log(`[model ${backend}] ${stats.runs} sequences, ${stats.steps} steps, every step checked against the model (and every payment page's offer); history checker ran on every sequence's database`);
+  console.log(
+    `[model ${backend}] ${stats.runs} sequences, ${stats.steps} steps, every step checked against the model (and every payment page's offer); history checker ran on every sequence's database`,
+  );
 }

@@ -7,7 +7,10 @@ export { CURRENCIES, type Currency, type MethodTraits } from './methods/method.t
 export { METHOD, type MethodCode } from './methods/index.ts';
 
 /** Methods a customer can choose on the checkout page, in code order. */
-export const checkoutMethods = (): number[] => allMethods().filter((m) => m.traits.checkout).map((m) => m.code);
+export const checkoutMethods = (): number[] =>
+  allMethods()
+    .filter((m) => m.traits.checkout)
+    .map((m) => m.code);
 
 export const methodName = (code: number): string => methodOf(code)?.name ?? `method ${code}`;
 
@@ -40,8 +43,10 @@ export function methodRefusal(code: number, req: RequestShape): string | null {
   if (!m?.traits.checkout) return 'is not a method a customer can pay with at the checkout';
   const t = m.traits;
   const label = `${m.name} (${code})`;
-  if (req.production && t.simulated) return `${label} is not available in production: its flow exists only in the sandbox's simulation`;
-  if (t.currencies && !(t.currencies as readonly string[]).includes(req.currency)) return `${label} is available in ${t.currencies.join(', ')} only`;
+  if (req.production && t.simulated)
+    return `${label} is not available in production: its flow exists only in the sandbox's simulation`;
+  if (t.currencies && !(t.currencies as readonly string[]).includes(req.currency))
+    return `${label} is available in ${t.currencies.join(', ')} only`;
   if (req.split && !t.split) return `${label} is not available for split payments`;
   if (req.preAuth && !t.preAuth) return `${label} is purchase only and cannot be used with preAuth`;
   if (req.saveCard && !t.savesCard) return `${label} cannot be used with saveCard: it yields no card that can be saved`;

@@ -6,14 +6,45 @@ import { ceilDiv, formatMinor, isWithinPercent, parseAmount, toJsonAmount } from
 describe('parseAmount', () => {
   it('accepts numbers and decimal strings as minor units', () => {
     const cases: [unknown, number][] = [
-      [10, 1000], [10.5, 1050], ['10', 1000], ['10.5', 1050], ['10.50', 1050], ['0.01', 1], [0, 0], ['007.10', 710],
-      [0.1, 10], [1000000, 100000000], [' 3.30 ', 330], [19.99, 1999], [1.005e2, 10050],
+      [10, 1000],
+      [10.5, 1050],
+      ['10', 1000],
+      ['10.5', 1050],
+      ['10.50', 1050],
+      ['0.01', 1],
+      [0, 0],
+      ['007.10', 710],
+      [0.1, 10],
+      [1000000, 100000000],
+      [' 3.30 ', 330],
+      [19.99, 1999],
+      [1.005e2, 10050],
     ];
     for (const [input, minor] of cases) assert.deepEqual(parseAmount(input), { ok: true, minor }, String(input));
   });
 
   it('rejects more than two decimals, negatives, exponents, NaN and non-amounts', () => {
-    for (const input of [10.123, '10.123', '-1', -0.5, 'abc', '', '1e3', '1.', '.5', NaN, Infinity, null, true, {}, [], '10,50', '0x10', 1e-7, '１０']) {
+    for (const input of [
+      10.123,
+      '10.123',
+      '-1',
+      -0.5,
+      'abc',
+      '',
+      '1e3',
+      '1.',
+      '.5',
+      NaN,
+      Infinity,
+      null,
+      true,
+      {},
+      [],
+      '10,50',
+      '0x10',
+      1e-7,
+      '１０',
+    ]) {
       assert.equal(parseAmount(input).ok, false, JSON.stringify(input) ?? String(input));
     }
     assert.match((parseAmount('1.234') as { reason: string }).reason, /two decimals/);

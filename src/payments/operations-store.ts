@@ -50,17 +50,27 @@ export async function markOperationDone(q: Queryable, opId: number, now: Date): 
 }
 
 export async function markOperationRefused(q: Queryable, opId: number, resultCode: string, now: Date): Promise<void> {
-  await q.query(`UPDATE payment_operations SET status = 'refused', result_code = $2, updated_at = $3 WHERE id = $1`, [opId, resultCode, now]);
+  await q.query(`UPDATE payment_operations SET status = 'refused', result_code = $2, updated_at = $3 WHERE id = $1`, [
+    opId,
+    resultCode,
+    now,
+  ]);
 }
 
 /** The payment's latest operation still processing (the acquirer's answer not applied yet), if any. */
 export async function selectProcessingOperation(q: Queryable, payId: string): Promise<OperationRow | null> {
-  const { rows } = await q.query<OperationRow>(`SELECT * FROM payment_operations WHERE pay_id = $1 AND status = 'processing' ORDER BY id DESC LIMIT 1`, [payId]);
+  const { rows } = await q.query<OperationRow>(
+    `SELECT * FROM payment_operations WHERE pay_id = $1 AND status = 'processing' ORDER BY id DESC LIMIT 1`,
+    [payId],
+  );
   return rows[0] ?? null;
 }
 
 /** What the operation window's rules need of the payment's operations so far. */
 export async function selectEarlierOperations(q: Queryable, payId: string): Promise<EarlierOperation[]> {
-  const { rows } = await q.query<EarlierOperation>('SELECT kind, status, business_day FROM payment_operations WHERE pay_id = $1', [payId]);
+  const { rows } = await q.query<EarlierOperation>(
+    'SELECT kind, status, business_day FROM payment_operations WHERE pay_id = $1',
+    [payId],
+  );
   return rows;
 }

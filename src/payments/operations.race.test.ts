@@ -5,12 +5,22 @@ import { after, before, describe, it } from 'node:test';
 import type { Gateway } from '../gateway.ts';
 import { BACKENDS } from '../testing/databases.ts';
 import { POSTGRES_SKIP } from '../testing/postgres-only.ts';
-import { MerchantClient, accessToken, basicPayment, secondGateway, startTestGateway, type TestGateway } from '../testing/harness.ts';
+import {
+  MerchantClient,
+  accessToken,
+  basicPayment,
+  secondGateway,
+  startTestGateway,
+  type TestGateway,
+} from '../testing/harness.ts';
 
-const backends = BACKENDS.includes('postgres') ? (['postgres', ...BACKENDS.filter((b) => b !== 'postgres')] as const) : BACKENDS;
+const backends = BACKENDS.includes('postgres')
+  ? (['postgres', ...BACKENDS.filter((b) => b !== 'postgres')] as const)
+  : BACKENDS;
 // Two gateways on one database need the server: without it, the races run in one gateway (PGlite)
 // and the two-gateway variant says it was skipped.
-if (POSTGRES_SKIP) it('concurrent operations through two gateways on one PostgreSQL [postgres]', { skip: POSTGRES_SKIP }, () => {});
+if (POSTGRES_SKIP)
+  it('concurrent operations through two gateways on one PostgreSQL [postgres]', { skip: POSTGRES_SKIP }, () => {});
 
 for (const backend of backends) {
   describe(`concurrent operations [${backend}]`, { timeout: 120_000 }, () => {
@@ -37,8 +47,15 @@ for (const backend of backends) {
     });
 
     const paidYesterday = async (over: Record<string, unknown> = {}) => {
-      const id = (await m.createPayment(basicPayment({ amount: { currency: 'GEL', total: '10.00' }, callbackUrl: 'http://127.0.0.1:9/cb', ...over }))).json().payId;
-      assert.equal((await t.admin('POST', `/sandbox/v1/payments/${id}/simulate`, { card: '4111111111111111' })).statusCode, 200);
+      const id = (
+        await m.createPayment(
+          basicPayment({ amount: { currency: 'GEL', total: '10.00' }, callbackUrl: 'http://127.0.0.1:9/cb', ...over }),
+        )
+      ).json().payId;
+      assert.equal(
+        (await t.admin('POST', `/sandbox/v1/payments/${id}/simulate`, { card: '4111111111111111' })).statusCode,
+        200,
+      );
       return id;
     };
     const nextDay = async () => {
@@ -47,7 +64,12 @@ for (const backend of backends) {
       m.token = await accessToken(t.app, m.credentials);
     };
     const returnedEvents = async (id: string) =>
-      (await t.gw.services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM callback_deliveries d JOIN payment_events e ON e.id = d.event_id WHERE d.pay_id = $1 AND e.status = 'Returned'`, [id])).rows[0]!.n;
+      (
+        await t.gw.services.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM callback_deliveries d JOIN payment_events e ON e.id = d.event_id WHERE d.pay_id = $1 AND e.status = 'Returned'`,
+          [id],
+        )
+      ).rows[0]!.n;
 
     it('50 concurrent partial refunds of 1.00 on 10.00: exactly 10 succeed, Returned, one Returned callback', async () => {
       const id = await paidYesterday();
@@ -55,7 +77,12 @@ for (const backend of backends) {
       const apps = other ? [t.app, other.app] : [t.app];
       const results = await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
-          apps[i % apps.length]!.inject({ method: 'POST', url: `/v1/gateway/payments/${id}/cancel`, headers: m.headers({ 'content-type': 'application/json' }), payload: { amount: '1.00' } }),
+          apps[i % apps.length]!.inject({
+            method: 'POST',
+            url: `/v1/gateway/payments/${id}/cancel`,
+            headers: m.headers({ 'content-type': 'application/json' }),
+            payload: { amount: '1.00' },
+          }),
         ),
       );
       const codes = results.map((r) => r.statusCode);
@@ -67,7 +94,10 @@ for (const backend of backends) {
       const p = (await m.getPayment(id)).json();
       assert.equal(p.status, 'Returned');
       assert.equal(p.returnedAmount, 10);
-      const { rows } = await t.gw.services.db.query<{ n: number; total: number }>(`SELECT count(*)::int AS n, sum(amount)::int AS total FROM payment_operations WHERE pay_id = $1 AND status = 'done'`, [id]);
+      const { rows } = await t.gw.services.db.query<{ n: number; total: number }>(
+        `SELECT count(*)::int AS n, sum(amount)::int AS total FROM payment_operations WHERE pay_id = $1 AND status = 'done'`,
+        [id],
+      );
       assert.deepEqual(rows[0], { n: 10, total: 1000 });
       assert.equal(await returnedEvents(id), 1);
     });
@@ -77,15 +107,26 @@ for (const backend of backends) {
         const id = await paidYesterday({ preAuth: true });
         const apps = other ? [t.app, other.app] : [t.app, t.app];
         const [a, b] = await Promise.all([
-          apps[0]!.inject({ method: 'POST', url: `/v1/gateway/payments/${id}/completion`, headers: m.headers({ 'content-type': 'application/json' }), payload: { amount: 6 } }),
-          apps[1]!.inject({ method: 'POST', url: `/v1/gateway/payments/${id}/cancel`, headers: m.headers({ 'content-type': 'application/json' }), payload: {} }),
+          apps[0]!.inject({
+            method: 'POST',
+            url: `/v1/gateway/payments/${id}/completion`,
+            headers: m.headers({ 'content-type': 'application/json' }),
+            payload: { amount: 6 },
+          }),
+          apps[1]!.inject({
+            method: 'POST',
+            url: `/v1/gateway/payments/${id}/cancel`,
+            headers: m.headers({ 'content-type': 'application/json' }),
+            payload: {},
+          }),
         ]);
         const wins = [a, b].filter((r) => r.statusCode === 200);
         assert.equal(wins.length, 1, `completion ${a.statusCode} ${a.body} / cancel ${b.statusCode} ${b.body}`);
         const loser = a.statusCode === 200 ? b : a;
         assert.ok([400, 409].includes(loser.statusCode), loser.body);
         const p = (await m.getPayment(id)).json();
-        if (a.statusCode === 200) assert.deepEqual([p.status, p.confirmedAmount, p.returnedAmount], ['Succeeded', 6, 0]);
+        if (a.statusCode === 200)
+          assert.deepEqual([p.status, p.confirmedAmount, p.returnedAmount], ['Succeeded', 6, 0]);
         else assert.deepEqual([p.status, p.confirmedAmount, p.returnedAmount], ['Returned', 0, 10]);
       }
     });

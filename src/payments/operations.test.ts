@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BACKENDS } from '../testing/databases.ts';
-import { EVERYTHING, MerchantClient, SPLIT_IBAN, accessToken, basicPayment, createPaid, useGateway } from '../testing/harness.ts';
+import {
+  EVERYTHING,
+  MerchantClient,
+  SPLIT_IBAN,
+  accessToken,
+  basicPayment,
+  createPaid,
+  useGateway,
+} from '../testing/harness.ts';
 import { AcquirerNoAnswer, type Acquirer } from '../acquirer/acquirer.ts';
 import type { Queryable } from '../store/db.ts';
 
@@ -14,7 +22,8 @@ for (const backend of BACKENDS) {
       ctx.m.token = await accessToken(ctx.t.app, ctx.m.credentials);
     };
     const paid = (over: Record<string, unknown> = {}, card?: string) => createPaid(ctx.t, ctx.m, over, card);
-    const cancel = (id: string, body: Record<string, unknown> = {}) => ctx.m.post(`/v1/gateway/payments/${id}/cancel`, body);
+    const cancel = (id: string, body: Record<string, unknown> = {}) =>
+      ctx.m.post(`/v1/gateway/payments/${id}/cancel`, body);
     const complete = (id: string, amount: unknown) => ctx.m.post(`/v1/gateway/payments/${id}/completion`, { amount });
     const get = async (id: string) => (await ctx.m.getPayment(id)).json();
     /** Moves the gateway clock to the next 12:00 in Tbilisi (08:00 UTC), then `plusSeconds`. */
@@ -38,11 +47,17 @@ for (const backend of BACKENDS) {
       }
     };
     const refundCount = async (id: string) =>
-      (await s().db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payment_operations WHERE pay_id = $1 AND kind = 'refund'`, [id])).rows[0]!.n;
+      (
+        await s().db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM payment_operations WHERE pay_id = $1 AND kind = 'refund'`,
+          [id],
+        )
+      ).rows[0]!.n;
     const problem = (res: { statusCode: number; json(): any }, status: number, code: string) => {
       assert.equal(res.statusCode, status, JSON.stringify(res.json()));
       assert.equal(res.json().systemCode, code);
-      if (status === 400) assert.equal(res.json().resultCode, Number(code.slice(-3)) >= 50 ? 'decline_general' : 'invalid_request');
+      if (status === 400)
+        assert.equal(res.json().resultCode, Number(code.slice(-3)) >= 50 ? 'decline_general' : 'invalid_request');
       return res.json();
     };
 
@@ -51,12 +66,25 @@ for (const backend of BACKENDS) {
       const id = await paid({ amount: { currency: 'GEL', total: '25.40' } });
       const res = await cancel(id);
       assert.equal(res.statusCode, 200, res.body);
-      assert.deepEqual(res.json(), { status: 'Returned', amount: 25.4, returnedAmount: 25.4, httpStatusCode: 200, developerMessage: null, userMessage: null });
+      assert.deepEqual(res.json(), {
+        status: 'Returned',
+        amount: 25.4,
+        returnedAmount: 25.4,
+        httpStatusCode: 200,
+        developerMessage: null,
+        userMessage: null,
+      });
       const p = await get(id);
       assert.equal(p.status, 'Returned');
       assert.equal(p.returnedAmount, 25.4);
-      const { rows } = await s().db.query<{ status: string; final: boolean }>('SELECT status, final FROM payment_events WHERE pay_id = $1 ORDER BY seq', [id]);
-      assert.deepEqual(rows.map((r) => `${r.status}:${r.final}`), ['Processing:false', 'Succeeded:true', 'CancelPaymentProcessing:false', 'Returned:true']);
+      const { rows } = await s().db.query<{ status: string; final: boolean }>(
+        'SELECT status, final FROM payment_events WHERE pay_id = $1 ORDER BY seq',
+        [id],
+      );
+      assert.deepEqual(
+        rows.map((r) => `${r.status}:${r.final}`),
+        ['Processing:false', 'Succeeded:true', 'CancelPaymentProcessing:false', 'Returned:true'],
+      );
       problem(await cancel(id), 400, 'cancel-payment.400.050');
     });
 
@@ -65,7 +93,10 @@ for (const backend of BACKENDS) {
       const id = await paid({ amount: { currency: 'GEL', total: 10 } });
       const first = await cancel(id, { amount: '2.50' });
       assert.equal(first.statusCode, 200, first.body);
-      assert.deepEqual([first.json().status, first.json().amount, first.json().returnedAmount], ['PartialReturned', 2.5, 2.5]);
+      assert.deepEqual(
+        [first.json().status, first.json().amount, first.json().returnedAmount],
+        ['PartialReturned', 2.5, 2.5],
+      );
       const second = problem(await cancel(id, { amount: 1 }), 400, 'cancel-payment.400.053');
       assert.match(second.detail, /apply to the bank/);
       problem(await cancel(id), 400, 'cancel-payment.400.053');
@@ -103,7 +134,11 @@ for (const backend of BACKENDS) {
       problem(await cancel('0'.repeat(32)), 404, 'cancel-payment.404.001');
       const other = await MerchantClient.create(ctx.t, EVERYTHING);
       problem(await other.post(`/v1/gateway/payments/${id}/cancel`, {}), 404, 'cancel-payment.404.001');
-      problem(await other.post(`/v1/gateway/payments/${id}/completion`, { amount: 1 }), 404, 'complete-payment.404.001');
+      problem(
+        await other.post(`/v1/gateway/payments/${id}/completion`, { amount: 1 }),
+        404,
+        'complete-payment.404.001',
+      );
       assert.equal((await get(id)).status, 'Succeeded', 'nothing changed');
     });
 
@@ -123,7 +158,14 @@ for (const backend of BACKENDS) {
       problem(await complete(id, 0), 400, 'complete-payment.400.051');
       const res = await complete(id, '30.00');
       assert.equal(res.statusCode, 200, res.body);
-      assert.deepEqual(res.json(), { status: 'Succeeded', amount: 30, confirmedAmount: 30, httpStatusCode: 200, developerMessage: null, userMessage: null });
+      assert.deepEqual(res.json(), {
+        status: 'Succeeded',
+        amount: 30,
+        confirmedAmount: 30,
+        httpStatusCode: 200,
+        developerMessage: null,
+        userMessage: null,
+      });
       const p = await get(id);
       assert.equal(p.confirmedAmount, 30);
       assert.equal(p.preAuthExpiresAt, null);
@@ -141,12 +183,20 @@ for (const backend of BACKENDS) {
       problem(await complete(id, 5), 400, 'complete-payment.400.056');
       // The same window for a void (rules/window.ts): nothing is left to void once the block is released.
       problem(await cancel(id), 400, 'cancel-payment.400.056');
-      assert.equal((await s().db.query<{ n: number }>('SELECT count(*)::int AS n FROM payment_operations WHERE pay_id = $1', [id])).rows[0]!.n, 0, 'no operation recorded');
+      assert.equal(
+        (await s().db.query<{ n: number }>('SELECT count(*)::int AS n FROM payment_operations WHERE pay_id = $1', [id]))
+          .rows[0]!.n,
+        0,
+        'no operation recorded',
+      );
       await s().sweeper.sweep();
       const after = await get(id);
       assert.equal(after.status, 'Returned');
       assert.equal(after.returnedAmount, 10);
-      const { rows } = await s().db.query<{ status: string }>(`SELECT d.status FROM callback_deliveries d JOIN payment_events e ON e.id = d.event_id WHERE d.pay_id = $1 AND e.status = 'Returned'`, [id]);
+      const { rows } = await s().db.query<{ status: string }>(
+        `SELECT d.status FROM callback_deliveries d JOIN payment_events e ON e.id = d.event_id WHERE d.pay_id = $1 AND e.status = 'Returned'`,
+        [id],
+      );
       assert.equal(rows.length, 1, 'one Returned callback event');
       // After the sweep, the same reason (not “wrong status”): a merchant's late completion cannot
       // depend on whether the sweep has run yet.
@@ -158,8 +208,16 @@ for (const backend of BACKENDS) {
       await toNoon();
       const id = await paid({ amount: { currency: 'GEL', total: 100 }, extra: SPLIT_IBAN, extra2: '30' });
       problem(await cancel(id, { amount: 10 }), 400, 'cancel-payment.400.054');
-      problem(await cancel(id, { amount: 10, extra: 'GE61KB0000000101904917', extra2: 1 }), 400, 'cancel-payment.400.054');
-      problem(await cancel(id, { amount: 10, extra: 'GE70KB1234567890123456', extra2: 1 }), 400, 'cancel-payment.400.054');
+      problem(
+        await cancel(id, { amount: 10, extra: 'GE61KB0000000101904917', extra2: 1 }),
+        400,
+        'cancel-payment.400.054',
+      );
+      problem(
+        await cancel(id, { amount: 10, extra: 'GE70KB1234567890123456', extra2: 1 }),
+        400,
+        'cancel-payment.400.054',
+      );
       problem(await cancel(id, { amount: 10, extra: SPLIT_IBAN }), 400, 'cancel-payment.400.054');
       problem(await cancel(id, { amount: 10, extra: SPLIT_IBAN, extra2: '10.01' }), 400, 'cancel-payment.400.054');
       // Merchant part 75 > its refundable 70.
@@ -179,7 +237,12 @@ for (const backend of BACKENDS) {
     });
 
     it('completes a split pre-authorisation only at or above the split amount', async () => {
-      const id = await paid({ preAuth: true, amount: { currency: 'GEL', total: 100 }, extra: SPLIT_IBAN, extra2: '40' });
+      const id = await paid({
+        preAuth: true,
+        amount: { currency: 'GEL', total: 100 },
+        extra: SPLIT_IBAN,
+        extra2: '40',
+      });
       problem(await complete(id, 39.99), 400, 'complete-payment.400.051');
       assert.equal((await complete(id, 40)).json().status, 'Succeeded');
     });
@@ -187,11 +250,15 @@ for (const backend of BACKENDS) {
     it('charges a saved card: method 11, initiator, preAuth, declines, split cards reuse IBAN and amount', async () => {
       const first = await paid({ saveCard: true, amount: { currency: 'GEL', total: 0 } });
       const recId = (await get(first)).recurringCard.recId;
-      const exec = (body: Record<string, unknown>) => ctx.m.post('/v1/gateway/payments/execution', { recId, money: { amount: '12.34', currency: 'GEL' }, ...body });
+      const exec = (body: Record<string, unknown>) =>
+        ctx.m.post('/v1/gateway/payments/execution', { recId, money: { amount: '12.34', currency: 'GEL' }, ...body });
       const ok = await exec({ initiator: 'merchant', merchantPaymentId: 'sub-7' });
       assert.equal(ok.statusCode, 200, ok.body);
       const p = ok.json();
-      assert.deepEqual([p.status, p.paymentMethod, p.initiator, p.amount, p.merchantPaymentId], ['Succeeded', 11, 'merchant', 12.34, 'sub-7']);
+      assert.deepEqual(
+        [p.status, p.paymentMethod, p.initiator, p.amount, p.merchantPaymentId],
+        ['Succeeded', 11, 'merchant', 12.34, 'sub-7'],
+      );
       assert.equal(p.paymentCardNumber, '411111******1111');
       assert.equal(p.recurringCard.recId, recId);
       assert.equal((await exec({ preAuth: true })).json().status, 'WaitingConfirm');
@@ -199,37 +266,89 @@ for (const backend of BACKENDS) {
       problem(await exec({ money: { amount: 0, currency: 'GEL' } }), 400, 'execute-payment.400.010');
       problem(await exec({ money: { amount: 1, currency: 'JPY' } }), 400, 'execute-payment.400.001');
       problem(await exec({ initiator: 'robot' }), 400, 'execute-payment.400.001');
-      problem(await ctx.m.post('/v1/gateway/payments/execution', { recId: '0'.repeat(32), money: { amount: 1, currency: 'GEL' } }), 404, 'execute-payment.404.002');
+      problem(
+        await ctx.m.post('/v1/gateway/payments/execution', {
+          recId: '0'.repeat(32),
+          money: { amount: 1, currency: 'GEL' },
+        }),
+        404,
+        'execute-payment.404.002',
+      );
       const other = await MerchantClient.create(ctx.t, EVERYTHING);
-      problem(await other.post('/v1/gateway/payments/execution', { recId, money: { amount: 1, currency: 'GEL' } }), 404, 'execute-payment.404.002');
+      problem(
+        await other.post('/v1/gateway/payments/execution', { recId, money: { amount: 1, currency: 'GEL' } }),
+        404,
+        'execute-payment.404.002',
+      );
 
       // A declining card: saved through a payment approved by... the simulator declines its token charges.
       const declining = await paid({ saveCard: true });
       const decRec = (await get(declining)).recurringCard.recId;
-      await s().db.query(`UPDATE sim_card_tokens SET behaviour = 'decline_not_sufficient_funds' WHERE token = (SELECT card_token FROM saved_cards WHERE rec_id = $1)`, [decRec]);
-      const dec = (await ctx.m.post('/v1/gateway/payments/execution', { recId: decRec, money: { amount: 5, currency: 'GEL' } })).json();
+      await s().db.query(
+        `UPDATE sim_card_tokens SET behaviour = 'decline_not_sufficient_funds' WHERE token = (SELECT card_token FROM saved_cards WHERE rec_id = $1)`,
+        [decRec],
+      );
+      const dec = (
+        await ctx.m.post('/v1/gateway/payments/execution', { recId: decRec, money: { amount: 5, currency: 'GEL' } })
+      ).json();
       assert.deepEqual([dec.status, dec.resultCode], ['Failed', 'decline_not_sufficient_funds']);
 
       const splitFirst = await paid({ saveCard: true, extra: SPLIT_IBAN, extra2: '2' });
       const splitRec = (await get(splitFirst)).recurringCard.recId;
-      const sp = (await ctx.m.post('/v1/gateway/payments/execution', { recId: splitRec, money: { amount: 20, currency: 'GEL' }, extra: 'ignored' })).json();
+      const sp = (
+        await ctx.m.post('/v1/gateway/payments/execution', {
+          recId: splitRec,
+          money: { amount: 20, currency: 'GEL' },
+          extra: 'ignored',
+        })
+      ).json();
       assert.deepEqual(sp.split, { iban: SPLIT_IBAN, amount: 2, returnedAmount: 0 });
-      problem(await ctx.m.post('/v1/gateway/payments/execution', { recId: splitRec, money: { amount: '2.01', currency: 'GEL' } }), 400, 'execute-payment.400.021');
+      problem(
+        await ctx.m.post('/v1/gateway/payments/execution', {
+          recId: splitRec,
+          money: { amount: '2.01', currency: 'GEL' },
+        }),
+        400,
+        'execute-payment.400.021',
+      );
       // A split charge is a split payment: GEL only, as create requires — and nothing is created.
       const before = Number((await s().db.query<{ n: string }>('SELECT count(*) AS n FROM payments')).rows[0]!.n);
-      problem(await ctx.m.post('/v1/gateway/payments/execution', { recId: splitRec, money: { amount: 20, currency: 'USD' } }), 400, 'execute-payment.400.022');
-      assert.equal(Number((await s().db.query<{ n: string }>('SELECT count(*) AS n FROM payments')).rows[0]!.n), before);
+      problem(
+        await ctx.m.post('/v1/gateway/payments/execution', { recId: splitRec, money: { amount: 20, currency: 'USD' } }),
+        400,
+        'execute-payment.400.022',
+      );
+      assert.equal(
+        Number((await s().db.query<{ n: string }>('SELECT count(*) AS n FROM payments')).rows[0]!.n),
+        before,
+      );
       // A card without a split charges in any enabled currency.
       assert.equal((await exec({ money: { amount: 20, currency: 'USD' } })).json().status, 'Succeeded');
     });
 
     it('keeps a pre-authorised saved card pending until completion', async () => {
       const id = await paid({ saveCard: true, preAuth: true });
-      const row = (await s().db.query<{ rec_id: string }>('SELECT rec_id FROM payments WHERE pay_id = $1', [id])).rows[0]!;
-      problem(await ctx.m.post('/v1/gateway/payments/execution', { recId: row.rec_id, money: { amount: 1, currency: 'GEL' } }), 400, 'execute-payment.400.060');
+      const row = (await s().db.query<{ rec_id: string }>('SELECT rec_id FROM payments WHERE pay_id = $1', [id]))
+        .rows[0]!;
+      problem(
+        await ctx.m.post('/v1/gateway/payments/execution', {
+          recId: row.rec_id,
+          money: { amount: 1, currency: 'GEL' },
+        }),
+        400,
+        'execute-payment.400.060',
+      );
       await complete(id, 10);
       assert.equal((await get(id)).recurringCard.recId, row.rec_id);
-      assert.equal((await ctx.m.post('/v1/gateway/payments/execution', { recId: row.rec_id, money: { amount: 1, currency: 'GEL' } })).json().status, 'Succeeded');
+      assert.equal(
+        (
+          await ctx.m.post('/v1/gateway/payments/execution', {
+            recId: row.rec_id,
+            money: { amount: 1, currency: 'GEL' },
+          })
+        ).json().status,
+        'Succeeded',
+      );
     });
 
     it('deletes a saved card (twice is fine, DELETE alias, unknown or foreign is 404); a deleted or expired card cannot be charged', async () => {
@@ -238,21 +357,41 @@ for (const backend of BACKENDS) {
       const del = await ctx.m.post(`/v1/gateway/payments/${recId}/delete`, {});
       assert.equal(del.statusCode, 200);
       assert.deepEqual(del.json(), { httpStatusCode: 200, developerMessage: null, userMessage: null });
-      assert.equal((await ctx.t.app.inject({ method: 'DELETE', url: `/v1/gateway/payments/${recId}`, headers: ctx.m.headers({ 'content-type': 'application/json' }) })).statusCode, 200);
-      problem(await ctx.m.post('/v1/gateway/payments/execution', { recId, money: { amount: 1, currency: 'GEL' } }), 400, 'execute-payment.400.060');
+      assert.equal(
+        (
+          await ctx.t.app.inject({
+            method: 'DELETE',
+            url: `/v1/gateway/payments/${recId}`,
+            headers: ctx.m.headers({ 'content-type': 'application/json' }),
+          })
+        ).statusCode,
+        200,
+      );
+      problem(
+        await ctx.m.post('/v1/gateway/payments/execution', { recId, money: { amount: 1, currency: 'GEL' } }),
+        400,
+        'execute-payment.400.060',
+      );
       problem(await ctx.m.post(`/v1/gateway/payments/${'1'.repeat(32)}/delete`, {}), 404, 'delete-card.404.002');
       const other = await MerchantClient.create(ctx.t, EVERYTHING);
       problem(await other.post(`/v1/gateway/payments/${recId}/delete`, {}), 404, 'delete-card.404.002');
       assert.equal((await get(id)).recurringCard, null);
 
-      const short = await paid({ saveCard: true, saveCardToDate: (() => {
-        const d = new Date(s().clock.nowMs());
-        return `${String(d.getUTCMonth() + 1).padStart(2, '0')}${String(d.getUTCFullYear() % 100).padStart(2, '0')}`;
-      })() });
+      const short = await paid({
+        saveCard: true,
+        saveCardToDate: (() => {
+          const d = new Date(s().clock.nowMs());
+          return `${String(d.getUTCMonth() + 1).padStart(2, '0')}${String(d.getUTCFullYear() % 100).padStart(2, '0')}`;
+        })(),
+      });
       const shortRec = (await get(short)).recurringCard.recId;
       await s().sharedClock.advance(32 * 86400);
       await refresh();
-      const late = problem(await ctx.m.post('/v1/gateway/payments/execution', { recId: shortRec, money: { amount: 1, currency: 'GEL' } }), 400, 'execute-payment.400.060');
+      const late = problem(
+        await ctx.m.post('/v1/gateway/payments/execution', { recId: shortRec, money: { amount: 1, currency: 'GEL' } }),
+        400,
+        'execute-payment.400.060',
+      );
       assert.match(late.detail, /saved until/);
     });
 
@@ -342,7 +481,7 @@ for (const backend of BACKENDS) {
       const tx = db.tx;
       const realTx = tx.bind(db);
       // The next transaction runs all its statements, then its connection breaks before COMMIT.
-      db.tx = <T,>(fn: (q: Queryable) => Promise<T>) => {
+      db.tx = <T>(fn: (q: Queryable) => Promise<T>) => {
         db.tx = tx;
         return realTx<T>(async (q) => {
           await fn(q);
@@ -366,7 +505,8 @@ for (const backend of BACKENDS) {
       const key = { 'Idempotency-Key': 'refund-refused-1' };
       await withRefund(
         async () => ({ ok: false, resultCode: 'decline_general' }),
-        async () => void problem(await ctx.m.post(`/v1/gateway/payments/${id}/cancel`, {}, key), 400, 'cancel-payment.400.055'),
+        async () =>
+          void problem(await ctx.m.post(`/v1/gateway/payments/${id}/cancel`, {}, key), 400, 'cancel-payment.400.055'),
       );
       const again = await ctx.m.post(`/v1/gateway/payments/${id}/cancel`, {}, key);
       assert.equal(again.statusCode, 200, again.body);
@@ -381,11 +521,23 @@ for (const backend of BACKENDS) {
       assert.equal(charged.statusCode, 200);
       // Make it look as if the process died after charging, before it stored its answer.
       const hold = (until: number) =>
-        s().db.query(`UPDATE idempotency_keys SET recovery_point = 'acquirer_called', result = NULL, owner = 'dead-process', locked_until = $1 WHERE key = 'charge-77'`, [new Date(until)]);
+        s().db.query(
+          `UPDATE idempotency_keys SET recovery_point = 'acquirer_called', result = NULL, owner = 'dead-process', locked_until = $1 WHERE key = 'charge-77'`,
+          [new Date(until)],
+        );
       await hold(Date.now() + 60_000);
-      problem(await ctx.m.post('/v1/gateway/payments/execution', body, { 'Idempotency-Key': 'charge-77' }), 409, 'execute-payment.409.001');
+      problem(
+        await ctx.m.post('/v1/gateway/payments/execution', body, { 'Idempotency-Key': 'charge-77' }),
+        409,
+        'execute-payment.409.001',
+      );
       await hold(Date.now() - 1);
-      const count = async () => (await s().db.query<{ n: number }>('SELECT count(*)::int AS n FROM payments WHERE charged_rec_id = $1', [recId])).rows[0]!.n;
+      const count = async () =>
+        (
+          await s().db.query<{ n: number }>('SELECT count(*)::int AS n FROM payments WHERE charged_rec_id = $1', [
+            recId,
+          ])
+        ).rows[0]!.n;
       const before = await count();
       const retry = await ctx.m.post('/v1/gateway/payments/execution', body, { 'Idempotency-Key': 'charge-77' });
       assert.equal(retry.statusCode, 200, retry.body);
@@ -406,7 +558,11 @@ for (const backend of BACKENDS) {
       assert.equal(c.headers['idempotent-replayed'], 'true');
       assert.deepEqual(c.json(), b.json());
       assert.equal((await get(id)).returnedAmount, 3);
-      problem(await ctx.m.post(`/v1/gateway/payments/${id}/cancel`, { amount: 3 }, { 'Idempotency-Key': 'refund-1' }), 422, 'cancel-payment.422.001');
+      problem(
+        await ctx.m.post(`/v1/gateway/payments/${id}/cancel`, { amount: 3 }, { 'Idempotency-Key': 'refund-1' }),
+        422,
+        'cancel-payment.422.001',
+      );
     });
   });
 }

@@ -32,7 +32,6 @@ import { lockPayment, moveOne, plus, selectPaymentById } from './store.ts';
 
 type Deps = Pick<PaymentDeps, 'db' | 'clock' | 'acquirer' | 'config' | 'log' | 'metrics'>;
 
-
 /** What a cancel or completion did: the domain result, stored for replays and rendered by the API. */
 export interface OperationOutcome {
   kind: OperationKind;
@@ -56,7 +55,14 @@ class Busy extends Error {}
  * sees the amounts the previous one left. Any other operation in progress answers 409 at once: a
  * cancel meant for a pre-authorisation must not turn into a refund because a completion won.
  */
-async function whenFree<T>(s: Deps, clientId: string, payId: string, waitOn: Status, tx: (fn: (q: Queryable) => Promise<T>) => Promise<T>, open: (q: Queryable, row: PaymentRow) => Promise<T>): Promise<T> {
+async function whenFree<T>(
+  s: Deps,
+  clientId: string,
+  payId: string,
+  waitOn: Status,
+  tx: (fn: (q: Queryable) => Promise<T>) => Promise<T>,
+  open: (q: Queryable, row: PaymentRow) => Promise<T>,
+): Promise<T> {
   const deadline = Date.now() + s.config.operationWaitMs;
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
     try {
@@ -65,7 +71,10 @@ async function whenFree<T>(s: Deps, clientId: string, payId: string, waitOn: Sta
         if (!row || row.client_id !== clientId) throw gatewayError(ERRORS.paymentNotFound);
         if (row.status === waitOn) throw new Busy();
         if (OPERATING.has(row.status)) {
-          throw gatewayError(ERRORS.operationInProgress, { detail: `Another operation is in progress (${row.status}); check the payment and retry`, retryAfterSeconds: 1 });
+          throw gatewayError(ERRORS.operationInProgress, {
+            detail: `Another operation is in progress (${row.status}); check the payment and retry`,
+            retryAfterSeconds: 1,
+          });
         }
         return open(q, row);
       });
@@ -87,7 +96,12 @@ async function callAcquirer(s: Deps, row: PaymentRow, op: OperationRow): Promise
     const tx = row.transaction_id ?? '';
     if (op.kind === 'capture') return await s.acquirer.capture(op.reference, tx, op.amount);
     if (op.kind === 'void') return await s.acquirer.void(op.reference, tx);
-    return await s.acquirer.refund(op.reference, tx, op.amount, row.split_iban ? { iban: row.split_iban, amount: op.split_amount ?? 0 } : null);
+    return await s.acquirer.refund(
+      op.reference,
+      tx,
+      op.amount,
+      row.split_iban ? { iban: row.split_iban, amount: op.split_amount ?? 0 } : null,
+    );
   } catch (err) {
     if (err instanceof AcquirerFailed) {
       // Nothing was performed: the operation is refused like a decline, but the merchant may retry.
@@ -121,15 +135,29 @@ async function applyAccepted(s: Deps, q: Queryable, payId: string, opId: number)
   let updated: PaymentRow;
   if (op.kind === 'capture') {
     // The rest of the block is released by the capture itself; the payment now holds what was captured.
-    updated = (await moveOne(q, { payId, from: row.status }, STATUS.succeeded, { confirmed_amount: op.amount }, now, s))!;
+    updated = (await moveOne(
+      q,
+      { payId, from: row.status },
+      STATUS.succeeded,
+      { confirmed_amount: op.amount },
+      now,
+      s,
+    ))!;
     if (row.rec_id) await activateSavedCard(q, row.rec_id, now);
   } else {
     const returned = row.returned_amount + op.amount;
     const held = op.kind === 'void' ? row.amount : row.confirmed_amount;
-    updated = (await moveOne(q, { payId, from: row.status }, returned >= held ? STATUS.returned : STATUS.partialReturned, {
-      returned_amount: returned,
-      ...(row.split_iban ? { split_returned_amount: plus(op.split_amount ?? 0) } : {}),
-    }, now, s))!;
+    updated = (await moveOne(
+      q,
+      { payId, from: row.status },
+      returned >= held ? STATUS.returned : STATUS.partialReturned,
+      {
+        returned_amount: returned,
+        ...(row.split_iban ? { split_returned_amount: plus(op.split_amount ?? 0) } : {}),
+      },
+      now,
+      s,
+    ))!;
   }
   await markOperationDone(q, op.id, now);
   report(s, op, 'done', updated);
@@ -137,11 +165,30 @@ async function applyAccepted(s: Deps, q: Queryable, payId: string, opId: number)
 }
 
 /** Every refund, void and completion in the log and the metrics, whatever its outcome. */
-function report(s: Deps, op: OperationRow, outcome: 'done' | 'refused' | 'no_answer', p?: PaymentRow, resultCode?: string): void {
+function report(
+  s: Deps,
+  op: OperationRow,
+  outcome: 'done' | 'refused' | 'no_answer',
+  p?: PaymentRow,
+  resultCode?: string,
+): void {
   s.metrics?.operations.inc({ kind: op.kind, outcome });
-  const fields = { event: 'payment.operation', payId: op.pay_id, kind: op.kind, amount: op.amount, splitAmount: op.split_amount, outcome, status: p?.status, resultCode };
+  const fields = {
+    event: 'payment.operation',
+    payId: op.pay_id,
+    kind: op.kind,
+    amount: op.amount,
+    splitAmount: op.split_amount,
+    outcome,
+    status: p?.status,
+    resultCode,
+  };
   if (outcome === 'done') s.log.info(fields, `${op.kind} done`);
-  else s.log.warn(fields, `${op.kind} ${outcome === 'refused' ? 'refused by the acquirer' : 'not answered by the acquirer'}`);
+  else
+    s.log.warn(
+      fields,
+      `${op.kind} ${outcome === 'refused' ? 'refused by the acquirer' : 'not answered by the acquirer'}`,
+    );
 }
 
 /** Applies a refusal: the operation is refused and the payment goes back to where it was. */
@@ -156,17 +203,34 @@ async function applyRefused(s: Deps, q: Queryable, payId: string, opId: number, 
   return true;
 }
 
-const refused = (resultCode: string) => gatewayError(ERRORS.acquirerRefused, { resultCode, detail: `The acquirer refused the operation (${resultCode}); nothing changed` });
+const refused = (resultCode: string) =>
+  gatewayError(ERRORS.acquirerRefused, {
+    resultCode,
+    detail: `The acquirer refused the operation (${resultCode}); nothing changed`,
+  });
 const noAnswer = () =>
-  gatewayError(ERRORS.unavailable, { detail: 'The acquirer did not answer; the operation will be settled automatically. Check the payment shortly.', retryAfterSeconds: 5 });
+  gatewayError(ERRORS.unavailable, {
+    detail: 'The acquirer did not answer; the operation will be settled automatically. Check the payment shortly.',
+    retryAfterSeconds: 5,
+  });
 
 /** The acquirer is asked about an operation already recorded, and its answer applied in the unit of work. */
-async function conclude(s: Deps, payId: string, op: OperationRow, row: PaymentRow, uow: UnitOfWork<OperationOutcome>): Promise<OperationOutcome> {
+async function conclude(
+  s: Deps,
+  payId: string,
+  op: OperationRow,
+  row: PaymentRow,
+  uow: UnitOfWork<OperationOutcome>,
+): Promise<OperationOutcome> {
   const answer = await callAcquirer(s, row, op);
   if (!answer) throw noAnswer(); // stays processing: the reconciler (or a retry with the key) finishes it
   if (answer.ok) return uow.finish((q) => applyAccepted(s, q, payId, op.id));
   await uow.abandon((q) => applyRefused(s, q, payId, op.id, answer.resultCode));
-  if ('failed' in answer) throw gatewayError(ERRORS.acquirerError, { detail: 'The acquirer failed with a technical error and performed nothing; retry shortly', retryAfterSeconds: 5 });
+  if ('failed' in answer)
+    throw gatewayError(ERRORS.acquirerError, {
+      detail: 'The acquirer failed with a technical error and performed nothing; retry shortly',
+      retryAfterSeconds: 5,
+    });
   throw refused(answer.resultCode);
 }
 
@@ -180,7 +244,11 @@ async function runOperation(
   payId: string,
   processing: Status,
   uow: UnitOfWork<OperationOutcome>,
-  plan: (q: Queryable, row: PaymentRow, now: Date) => Promise<{ kind: OperationKind; amount: number; splitAmount: number | null }>,
+  plan: (
+    q: Queryable,
+    row: PaymentRow,
+    now: Date,
+  ) => Promise<{ kind: OperationKind; amount: number; splitAmount: number | null }>,
 ): Promise<OperationOutcome> {
   if (uow.resume?.point === 'acquirer_called') {
     // This request's first try recorded the operation and died: ask the acquirer and finish it.
@@ -188,29 +256,63 @@ async function runOperation(
     const row = await selectPaymentById(s.db, payId);
     if (op && row) return conclude(s, payId, op, row, uow);
   }
-  const { row, op } = await whenFree<{ row: PaymentRow; op: OperationRow }>(s, clientId, payId, processing, (fn) => uow.reach('acquirer_called', payId, fn, 'operation'), async (q, row) => {
-    const now = s.clock.now();
-    const p = await plan(q, row, now);
-    const op = await insertOperation(q, { payId: row.pay_id, kind: p.kind, amount: p.amount, splitAmount: p.splitAmount, prevStatus: row.status, businessDay: businessDay(now, s.config.timeZone), now });
-    const moved = (await moveOne(q, { payId, from: row.status }, processing, {}, now, s))!;
-    return { row: moved, op };
-  });
+  const { row, op } = await whenFree<{ row: PaymentRow; op: OperationRow }>(
+    s,
+    clientId,
+    payId,
+    processing,
+    (fn) => uow.reach('acquirer_called', payId, fn, 'operation'),
+    async (q, row) => {
+      const now = s.clock.now();
+      const p = await plan(q, row, now);
+      const op = await insertOperation(q, {
+        payId: row.pay_id,
+        kind: p.kind,
+        amount: p.amount,
+        splitAmount: p.splitAmount,
+        prevStatus: row.status,
+        businessDay: businessDay(now, s.config.timeZone),
+        now,
+      });
+      const moved = (await moveOne(q, { payId, from: row.status }, processing, {}, now, s))!;
+      return { row: moved, op };
+    },
+  );
   return conclude(s, payId, op, row, uow);
 }
 
 /** Which operations the payment allows now (rules/window.ts), from its row and its earlier operations. */
-export async function windowOf(s: Pick<Deps, 'config'>, q: Queryable, row: PaymentRow, now: Date): Promise<OperationWindow> {
+export async function windowOf(
+  s: Pick<Deps, 'config'>,
+  q: Queryable,
+  row: PaymentRow,
+  now: Date,
+): Promise<OperationWindow> {
   const earlier = await selectEarlierOperations(q, row.pay_id);
   return operationWindow(windowFacts(row, earlier, s.config.timeZone), now, businessDay(now, s.config.timeZone));
 }
 
 /** POST /payments/{payId}/cancel: a refund of a paid payment, or the void of a pre-authorisation. */
-export function cancelPayment(s: Deps, clientId: string, payId: string, req: CancelRequest, uow: UnitOfWork<OperationOutcome>): Promise<OperationOutcome> {
-  return runOperation(s, clientId, payId, STATUS.cancelProcessing, uow, async (q, row, now) => planCancel(row, req, await windowOf(s, q, row, now)));
+export function cancelPayment(
+  s: Deps,
+  clientId: string,
+  payId: string,
+  req: CancelRequest,
+  uow: UnitOfWork<OperationOutcome>,
+): Promise<OperationOutcome> {
+  return runOperation(s, clientId, payId, STATUS.cancelProcessing, uow, async (q, row, now) =>
+    planCancel(row, req, await windowOf(s, q, row, now)),
+  );
 }
 
 /** POST /payments/{payId}/completion: captures a pre-authorisation (all of it, or less). */
-export function completePayment(s: Deps, clientId: string, payId: string, amount: number, uow: UnitOfWork<OperationOutcome>): Promise<OperationOutcome> {
+export function completePayment(
+  s: Deps,
+  clientId: string,
+  payId: string,
+  amount: number,
+  uow: UnitOfWork<OperationOutcome>,
+): Promise<OperationOutcome> {
   return runOperation(s, clientId, payId, STATUS.completionProcessing, uow, async (q, row, now) => {
     checkCompletion(row, amount, await windowOf(s, q, row, now));
     return { kind: 'capture', amount, splitAmount: null };

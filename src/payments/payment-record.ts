@@ -23,7 +23,12 @@ export interface PaymentRecord {
 }
 
 /** The merchant's payment's record; null when it has no such payment. */
-export async function paymentRecord(s: Pick<PaymentDeps, 'config'> & { db: Queryable }, clientId: string, payId: string, now: () => Date): Promise<PaymentRecord | null> {
+export async function paymentRecord(
+  s: Pick<PaymentDeps, 'config'> & { db: Queryable },
+  clientId: string,
+  payId: string,
+  now: () => Date,
+): Promise<PaymentRecord | null> {
   const row = await selectPayment(s.db, clientId, payId);
   if (!row) return null;
   const recId = row.rec_id ?? row.charged_rec_id;

@@ -29,7 +29,11 @@ export async function reconcile(s: Deps): Promise<number> {
     try {
       // The changes this reconciler makes itself, as moveStatus reports them.
       // On the payment's merchant clock: its own sandbox time decides what the settlement records.
-      await step({ ...s, clock: s.clock.forMerchant(p.client_id), onMove: (row: { status: Status }) => void (to = row.status) } as Deps);
+      await step({
+        ...s,
+        clock: s.clock.forMerchant(p.client_id),
+        onMove: (row: { status: Status }) => void (to = row.status),
+      } as Deps);
       if (to) outcome = 'settled';
       else {
         to = (await selectPaymentById(s.db, p.pay_id))?.status ?? p.status;
@@ -41,11 +45,23 @@ export async function reconcile(s: Deps): Promise<number> {
     }
     if (outcome === 'settled') settled++;
     s.metrics?.reconciliations.inc({ kind, outcome });
-    const fields = { event: 'payment.reconciled', payId: p.pay_id, clientId: p.client_id, kind, from: p.status, to: to ?? p.status, outcome };
+    const fields = {
+      event: 'payment.reconciled',
+      payId: p.pay_id,
+      clientId: p.client_id,
+      kind,
+      from: p.status,
+      to: to ?? p.status,
+      outcome,
+    };
     if (outcome === 'failed') s.log.error({ ...fields, err }, 'reconciling a payment failed');
     else if (outcome === 'settled') s.log.info(fields, `reconciler settled a payment: ${p.status} → ${to}`);
     // Asked again every round until the acquirer answers: not a line each time at info.
-    else s.log.debug(fields, outcome === 'unresolved' ? 'reconciler: still no final answer' : 'reconciler: settled meanwhile by another');
+    else
+      s.log.debug(
+        fields,
+        outcome === 'unresolved' ? 'reconciler: still no final answer' : 'reconciler: settled meanwhile by another',
+      );
   };
   for (const p of await selectStuckProcessing(s.db, before, BATCH)) {
     await each('attempt', p, (w) => reconcileAttempt(w, p.pay_id, p.attempts));

@@ -11,7 +11,14 @@ describe('IBAN', () => {
     assert.deepEqual(checkSplitIban('ge60 kb00 0000 0101 9049 17', 'KB'), { ok: true, iban: 'GE60KB0000000101904917' });
   });
   it('rejects bad check digits and bad structure as format errors', () => {
-    for (const bad of ['GE61KB0000000101904917', 'GE60KB000000010190491', 'GE60KB00000001019049171', 'XX60KB0000000101904917', 'not an iban', '']) {
+    for (const bad of [
+      'GE61KB0000000101904917',
+      'GE60KB000000010190491',
+      'GE60KB00000001019049171',
+      'XX60KB0000000101904917',
+      'not an iban',
+      '',
+    ]) {
       const r = checkSplitIban(bad, 'KB');
       assert.equal(r.ok, false, bad);
       assert.equal((r as { kind: string }).kind, 'format', bad);
@@ -34,7 +41,8 @@ describe('ANSI text', () => {
     for (const s of ['Order #42', 'Café € – “quoted” ™', 'ÀÿŠšŽžŒœŸƒ', '']) assert.equal(isAnsiPrintable(s), true, s);
   });
   it('refuses control characters, unmapped and non-Latin characters', () => {
-    for (const s of ['tab\there', 'new\nline', '\u0081', '\u0090', 'ქართული', '😀', '\u200b', '\u007f']) assert.equal(isAnsiPrintable(s), false, JSON.stringify(s));
+    for (const s of ['tab\there', 'new\nline', '\u0081', '\u0090', 'ქართული', '😀', '\u200b', '\u007f'])
+      assert.equal(isAnsiPrintable(s), false, JSON.stringify(s));
   });
   it('counts characters, not UTF-16 units', () => {
     assert.equal(charLength('ქართული'), 7);
@@ -46,7 +54,8 @@ describe('URLs and MMYY', () => {
   it('accepts only absolute http(s) URLs', () => {
     assert.equal(isHttpUrl('https://shop.example/return?x=1'), true);
     assert.equal(isHttpUrl('http://127.0.0.1:3000/cb'), true);
-    for (const s of ['ftp://x', '/relative', 'javascript:alert(1)', 'https://', 'not a url']) assert.equal(isHttpUrl(s), false, s);
+    for (const s of ['ftp://x', '/relative', 'javascript:alert(1)', 'https://', 'not a url'])
+      assert.equal(isHttpUrl(s), false, s);
   });
   it('parses MMYY with months 01–12', () => {
     assert.deepEqual(parseMmYy('0128'), { year: 2028, month: 1 });

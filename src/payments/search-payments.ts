@@ -73,7 +73,8 @@ export function parsePaymentQuery(qs: PaymentQuery): { filter: PaymentFilter; li
     if (a.ok) f[k] = a.minor;
     else v.add(k, a.reason);
   }
-  if (f.minAmount !== undefined && f.maxAmount !== undefined && f.minAmount > f.maxAmount) v.add('maxAmount', 'must not be less than minAmount');
+  if (f.minAmount !== undefined && f.maxAmount !== undefined && f.minAmount > f.maxAmount)
+    v.add('maxAmount', 'must not be less than minAmount');
   if (f.from && f.to && f.from >= f.to) v.add('to', 'must be after from');
   for (const k of ['merchantPaymentId', 'payId'] as const) {
     if (blank(qs[k])) continue;
@@ -96,13 +97,21 @@ export function parsePaymentQuery(qs: PaymentQuery): { filter: PaymentFilter; li
   return { filter: f, limit };
 }
 
-export async function listPayments(s: Pick<PaymentDeps, 'db'>, clientId: string, qs: PaymentQuery): Promise<PaymentPage> {
+export async function listPayments(
+  s: Pick<PaymentDeps, 'db'>,
+  clientId: string,
+  qs: PaymentQuery,
+): Promise<PaymentPage> {
   const { rows, nextCursor } = await listPaymentRows(s, clientId, qs);
   return { items: await Promise.all(rows.map((r) => paymentDetails(s.db, r))), nextCursor };
 }
 
 /** The same search, as rows (the dashboard shows what the API view has not: description, attempts). */
-export async function listPaymentRows(s: Pick<PaymentDeps, 'db'>, clientId: string, qs: PaymentQuery): Promise<{ rows: PaymentRow[]; nextCursor: string | null }> {
+export async function listPaymentRows(
+  s: Pick<PaymentDeps, 'db'>,
+  clientId: string,
+  qs: PaymentQuery,
+): Promise<{ rows: PaymentRow[]; nextCursor: string | null }> {
   const { filter, limit } = parsePaymentQuery(qs);
   const rows = await searchPayments(s.db, clientId, filter, limit + 1);
   const page = rows.slice(0, limit);

@@ -17,7 +17,12 @@ export interface PaymentFilter {
   after?: { createdAt: Date; payId: string };
 }
 
-export async function searchPayments(q: Queryable, clientId: string, f: PaymentFilter, limit: number): Promise<PaymentRow[]> {
+export async function searchPayments(
+  q: Queryable,
+  clientId: string,
+  f: PaymentFilter,
+  limit: number,
+): Promise<PaymentRow[]> {
   const params: unknown[] = [clientId];
   const where = ['client_id = $1'];
   const add = (sql: (p: string) => string, v: unknown) => {

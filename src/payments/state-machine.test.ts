@@ -13,25 +13,50 @@ for (const backend of BACKENDS) {
     const created = async () => (await ctx.m.createPayment(basicPayment())).json().payId as string;
 
     it('declares the same transitions in code and in the database', async () => {
-      const { rows } = await db().query<{ from_status: string; to_status: string }>('SELECT from_status, to_status FROM payment_transitions ORDER BY 1, 2');
+      const { rows } = await db().query<{ from_status: string; to_status: string }>(
+        'SELECT from_status, to_status FROM payment_transitions ORDER BY 1, 2',
+      );
       const inCode = Object.entries(TRANSITIONS)
         .flatMap(([from, tos]) => tos.map((to) => [from, to]))
         .sort((a, b) => (a[0]! + a[1]).localeCompare(b[0]! + b[1]));
-      assert.deepEqual(rows.map((r) => [r.from_status, r.to_status]).sort((a, b) => (a[0]! + a[1]).localeCompare(b[0]! + b[1])), inCode);
+      assert.deepEqual(
+        rows.map((r) => [r.from_status, r.to_status]).sort((a, b) => (a[0]! + a[1]).localeCompare(b[0]! + b[1])),
+        inCode,
+      );
     });
 
     it('refuses in the database an undeclared move, an unknown status, and a status change without its event', async () => {
       const id = await created();
-      await assert.rejects(db().query(`UPDATE payments SET status = 'Succeeded', event_seq = event_seq + 1 WHERE pay_id = $1`, [id]), /undeclared payment transition Created -> Succeeded/);
-      await assert.rejects(db().query(`UPDATE payments SET status = 'Paid', event_seq = event_seq + 1 WHERE pay_id = $1`, [id]), /undeclared payment transition Created -> Paid/);
-      await assert.rejects(db().query(`INSERT INTO payment_events (pay_id, seq, status, final, created_at) VALUES ($1, 1, 'Paid', true, now())`, [id]), /payment_events_status_known/);
-      await assert.rejects(db().query(`UPDATE payments SET status = 'Processing' WHERE pay_id = $1`, [id]), /advance its event sequence/);
+      await assert.rejects(
+        db().query(`UPDATE payments SET status = 'Succeeded', event_seq = event_seq + 1 WHERE pay_id = $1`, [id]),
+        /undeclared payment transition Created -> Succeeded/,
+      );
+      await assert.rejects(
+        db().query(`UPDATE payments SET status = 'Paid', event_seq = event_seq + 1 WHERE pay_id = $1`, [id]),
+        /undeclared payment transition Created -> Paid/,
+      );
+      await assert.rejects(
+        db().query(
+          `INSERT INTO payment_events (pay_id, seq, status, final, created_at) VALUES ($1, 1, 'Paid', true, now())`,
+          [id],
+        ),
+        /payment_events_status_known/,
+      );
+      await assert.rejects(
+        db().query(`UPDATE payments SET status = 'Processing' WHERE pay_id = $1`, [id]),
+        /advance its event sequence/,
+      );
       // A declared move with the sequence advanced but no event: refused when the transaction commits.
       await assert.rejects(
-        db().tx((q) => q.query(`UPDATE payments SET status = 'Processing', event_seq = event_seq + 1 WHERE pay_id = $1`, [id])),
+        db().tx((q) =>
+          q.query(`UPDATE payments SET status = 'Processing', event_seq = event_seq + 1 WHERE pay_id = $1`, [id]),
+        ),
         /has no event/,
       );
-      const { rows } = await db().query<{ status: string; event_seq: number }>('SELECT status, event_seq FROM payments WHERE pay_id = $1', [id]);
+      const { rows } = await db().query<{ status: string; event_seq: number }>(
+        'SELECT status, event_seq FROM payments WHERE pay_id = $1',
+        [id],
+      );
       assert.deepEqual(rows[0], { status: 'Created', event_seq: 0 });
     });
 
@@ -39,11 +64,28 @@ for (const backend of BACKENDS) {
       const id = await created();
       const now = ctx.t.clock.now();
       assert.equal(canTransition(STATUS.created, STATUS.succeeded), false);
-      await assert.rejects(moveOne(db(), { payId: id, from: STATUS.created }, STATUS.succeeded, {}, now, ctx.t.gw.services), /undeclared payment transition/);
-      assert.equal(await moveOne(db(), { payId: id, from: STATUS.processing }, STATUS.failed, {}, now, ctx.t.gw.services), null, 'a stale view changes nothing');
-      const moved = await moveOne(db(), { payId: id, from: STATUS.created }, STATUS.expired, {}, now, ctx.t.gw.services);
+      await assert.rejects(
+        moveOne(db(), { payId: id, from: STATUS.created }, STATUS.succeeded, {}, now, ctx.t.gw.services),
+        /undeclared payment transition/,
+      );
+      assert.equal(
+        await moveOne(db(), { payId: id, from: STATUS.processing }, STATUS.failed, {}, now, ctx.t.gw.services),
+        null,
+        'a stale view changes nothing',
+      );
+      const moved = await moveOne(
+        db(),
+        { payId: id, from: STATUS.created },
+        STATUS.expired,
+        {},
+        now,
+        ctx.t.gw.services,
+      );
       assert.equal(moved?.status, 'Expired');
-      const { rows } = await db().query<{ seq: number; status: string; final: boolean }>('SELECT seq, status, final FROM payment_events WHERE pay_id = $1', [id]);
+      const { rows } = await db().query<{ seq: number; status: string; final: boolean }>(
+        'SELECT seq, status, final FROM payment_events WHERE pay_id = $1',
+        [id],
+      );
       assert.deepEqual(rows, [{ seq: 1, status: 'Expired', final: true }]);
       assert.equal(STATUSES.length, 10);
     });

@@ -30,26 +30,84 @@ const PARAMS_PER_ROW = 30;
 function insertValues(p: InsertPayment): unknown[] {
   const n = p.payment;
   return [
-    p.payId, p.clientId, n.currency, n.amount, n.subtotal, n.tax, n.shipping, n.returnUrl,
-    n.callbackUrl, n.extra, n.extra2, n.split?.iban ?? null, n.split?.amount ?? null, n.split ? 0 : null, n.userIp,
-    n.expirationMinutes, p.expiresAt, n.methods,
-    n.installmentProducts ? JSON.stringify(n.installmentProducts) : null, n.preAuth, n.language,
-    n.merchantPaymentId, n.skipInfoMessage, n.saveCard, n.saveCardToDate, p.recId, n.description, p.now,
-    p.charge?.recId ?? null, p.charge?.initiator ?? 'client',
+    p.payId,
+    p.clientId,
+    n.currency,
+    n.amount,
+    n.subtotal,
+    n.tax,
+    n.shipping,
+    n.returnUrl,
+    n.callbackUrl,
+    n.extra,
+    n.extra2,
+    n.split?.iban ?? null,
+    n.split?.amount ?? null,
+    n.split ? 0 : null,
+    n.userIp,
+    n.expirationMinutes,
+    p.expiresAt,
+    n.methods,
+    n.installmentProducts ? JSON.stringify(n.installmentProducts) : null,
+    n.preAuth,
+    n.language,
+    n.merchantPaymentId,
+    n.skipInfoMessage,
+    n.saveCard,
+    n.saveCardToDate,
+    p.recId,
+    n.description,
+    p.now,
+    p.charge?.recId ?? null,
+    p.charge?.initiator ?? 'client',
   ];
 }
 
 /** One row's placeholders, its parameters numbered from base + 1. */
 function rowPlaceholders(base: number): string {
   const $ = (i: number) => `$${base + i}`;
-  const cols = [1, 2, "'Created'", 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 28, 29, 30];
+  const cols = [
+    1,
+    2,
+    "'Created'",
+    3,
+    4,
+    5,
+    6,
+    7,
+    8,
+    9,
+    10,
+    11,
+    12,
+    13,
+    14,
+    15,
+    16,
+    17,
+    18,
+    19,
+    20,
+    21,
+    22,
+    23,
+    24,
+    25,
+    26,
+    27,
+    28,
+    28,
+    29,
+    30,
+  ];
   return `(${cols.map((c) => (typeof c === 'number' ? $(c) : c)).join(',')})`;
 }
 
 // The statement for n rows, built once per n (a prepared statement per batch size in use).
 const insertSql: string[] = [];
 function insertStatement(n: number): string {
-  return (insertSql[n] ??= `INSERT INTO payments (${INSERT_COLUMNS}) VALUES ${Array.from({ length: n }, (_, i) => rowPlaceholders(i * PARAMS_PER_ROW)).join(',')}`);
+  return (insertSql[n] ??=
+    `INSERT INTO payments (${INSERT_COLUMNS}) VALUES ${Array.from({ length: n }, (_, i) => rowPlaceholders(i * PARAMS_PER_ROW)).join(',')}`);
 }
 
 /**
@@ -64,18 +122,30 @@ export async function insertPayment(q: Queryable, p: InsertPayment): Promise<voi
 export async function insertPayments(q: Queryable, rows: readonly InsertPayment[]): Promise<void> {
   if (rows.length === 0) return;
   const params = rows.length === 1 ? insertValues(rows[0]!) : rows.flatMap(insertValues);
-  await q.query(insertStatement(rows.length), params, rows.length === 1 ? 'insert_payment' : `insert_payments_${rows.length}`);
+  await q.query(
+    insertStatement(rows.length),
+    params,
+    rows.length === 1 ? 'insert_payment' : `insert_payments_${rows.length}`,
+  );
 }
 
 /** A merchant's payment; another merchant's payId finds nothing, exactly like an unknown one. */
 export async function selectPayment(q: Queryable, clientId: string, payId: string): Promise<PaymentRow | null> {
-  const { rows } = await q.query<PaymentRow>('SELECT * FROM payments WHERE pay_id = $1 AND client_id = $2', [payId, clientId], 'select_payment');
+  const { rows } = await q.query<PaymentRow>(
+    'SELECT * FROM payments WHERE pay_id = $1 AND client_id = $2',
+    [payId, clientId],
+    'select_payment',
+  );
   return rows[0] ?? null;
 }
 
 /** Any merchant's payment (the customer's side: checkout page, sandbox simulate). */
 export async function selectPaymentById(q: Queryable, payId: string): Promise<PaymentRow | null> {
-  const { rows } = await q.query<PaymentRow>('SELECT * FROM payments WHERE pay_id = $1', [payId], 'select_payment_by_id');
+  const { rows } = await q.query<PaymentRow>(
+    'SELECT * FROM payments WHERE pay_id = $1',
+    [payId],
+    'select_payment_by_id',
+  );
   return rows[0] ?? null;
 }
 
@@ -106,8 +176,19 @@ export type PatchValue = unknown | { readonly column: keyof PaymentRow } | { rea
 export type PaymentPatch = Partial<Record<PaymentColumn, PatchValue>>;
 
 const PATCHABLE: ReadonlySet<string> = new Set<PaymentColumn>([
-  'attempts', 'payment_method', 'transaction_id', 'rrn', 'result_code', 'card_mask', 'card_expiry',
-  'challenge_id', 'pre_auth_expires_at', 'confirmed_amount', 'returned_amount', 'split_returned_amount', 'paid_at',
+  'attempts',
+  'payment_method',
+  'transaction_id',
+  'rrn',
+  'result_code',
+  'card_mask',
+  'card_expiry',
+  'challenge_id',
+  'pre_auth_expires_at',
+  'confirmed_amount',
+  'returned_amount',
+  'split_returned_amount',
+  'paid_at',
 ]);
 
 /** Copies another column of the same row (e.g. everything authorised is returned). */
@@ -151,8 +232,23 @@ export interface StatusWitness {
 
 function witness(w: StatusWitness, rows: PaymentRow[], from: Status): void {
   for (const r of rows) {
-    w.log.info({ event: 'payment.status', payId: r.pay_id, clientId: r.client_id, from, to: r.status, method: r.payment_method, resultCode: r.result_code }, 'payment status changed');
-    w.metrics?.paymentStatusChanges.inc({ to: r.status, method: String(r.payment_method ?? 'none'), result_code: r.result_code ?? 'none' });
+    w.log.info(
+      {
+        event: 'payment.status',
+        payId: r.pay_id,
+        clientId: r.client_id,
+        from,
+        to: r.status,
+        method: r.payment_method,
+        resultCode: r.result_code,
+      },
+      'payment status changed',
+    );
+    w.metrics?.paymentStatusChanges.inc({
+      to: r.status,
+      method: String(r.payment_method ?? 'none'),
+      result_code: r.result_code ?? 'none',
+    });
     w.onMove?.(r, from);
   }
 }
@@ -163,7 +259,14 @@ function witness(w: StatusWitness, rows: PaymentRow[], from: Status): void {
  * — and tells the witness. Returns the changed rows: none when the payment was no longer in `from`
  * (the caller's view was stale), so concurrent movers never both win.
  */
-export async function moveStatus(q: Queryable, sel: PaymentSelector, to: Status, patch: PaymentPatch, now: Date, w: StatusWitness): Promise<PaymentRow[]> {
+export async function moveStatus(
+  q: Queryable,
+  sel: PaymentSelector,
+  to: Status,
+  patch: PaymentPatch,
+  now: Date,
+  w: StatusWitness,
+): Promise<PaymentRow[]> {
   assertTransition(sel.from, to);
   const params: unknown[] = [sel.from, to, now, isFinal(to)];
   const param = (v: unknown) => `$${params.push(v)}`;
@@ -211,12 +314,25 @@ export async function moveStatus(q: Queryable, sel: PaymentSelector, to: Status,
 }
 
 /** moveStatus for one payment: the changed row, or null when it was no longer in `from`. */
-export async function moveOne(q: Queryable, sel: Extract<PaymentSelector, { payId: string }>, to: Status, patch: PaymentPatch, now: Date, w: StatusWitness): Promise<PaymentRow | null> {
+export async function moveOne(
+  q: Queryable,
+  sel: Extract<PaymentSelector, { payId: string }>,
+  to: Status,
+  patch: PaymentPatch,
+  now: Date,
+  w: StatusWitness,
+): Promise<PaymentRow | null> {
   return (await moveStatus(q, sel, to, patch, now, w))[0] ?? null;
 }
 
 /** The 3-D Secure challenge the current attempt now waits for (the status stays Processing). */
-export async function recordChallenge(q: Queryable, payId: string, attempt: number, challengeId: string, now: Date): Promise<PaymentRow | null> {
+export async function recordChallenge(
+  q: Queryable,
+  payId: string,
+  attempt: number,
+  challengeId: string,
+  now: Date,
+): Promise<PaymentRow | null> {
   const { rows } = await q.query<PaymentRow>(
     `UPDATE payments SET challenge_id = $3, updated_at = $4 WHERE pay_id = $1 AND status = 'Processing' AND attempts = $2 RETURNING *`,
     [payId, attempt, challengeId, now],
@@ -232,7 +348,10 @@ export interface PaymentEvent {
 }
 
 export async function selectEvents(q: Queryable, payId: string): Promise<PaymentEvent[]> {
-  const { rows } = await q.query<PaymentEvent>('SELECT seq, status, final, created_at FROM payment_events WHERE pay_id = $1 ORDER BY seq', [payId]);
+  const { rows } = await q.query<PaymentEvent>(
+    'SELECT seq, status, final, created_at FROM payment_events WHERE pay_id = $1 ORDER BY seq',
+    [payId],
+  );
   return rows;
 }
 
@@ -285,5 +404,9 @@ export async function selectOperations(q: Queryable, payId: string): Promise<Ope
     'SELECT kind, amount, split_amount, status, reference, result_code, created_at, updated_at FROM payment_operations WHERE pay_id = $1 ORDER BY id',
     [payId],
   );
-  return rows.map((r) => ({ ...r, amount: Number(r.amount), split_amount: r.split_amount === null ? null : Number(r.split_amount) }));
+  return rows.map((r) => ({
+    ...r,
+    amount: Number(r.amount),
+    split_amount: r.split_amount === null ? null : Number(r.split_amount),
+  }));
 }

@@ -25,7 +25,8 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 export const hasControlCharacter = (text: string) => CONTROL.test(text);
 
 /** No lone UTF-16 surrogates: the text survives UTF-8 storage exactly as given. */
-export const isWellFormedText = (text: string) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
+export const isWellFormedText = (text: string) =>
+  !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
 
 /** Length in user-visible characters (code points), so Georgian text counts one per letter. */
 export function charLength(text: string): number {

@@ -35,20 +35,31 @@ export async function waitForCallbacks(db: Queryable, rx: Receiver, timeoutMs: n
     const received = new Set(rx.received.map((r) => r.headers['x-callback-id']));
     const missing = rows.filter((r) => r.status !== 'delivered' || !received.has(callbackId(Number(r.event_id))));
     if (missing.length === 0) return rows.length;
-    if (Date.now() > end) assert.fail(`${missing.length} of ${rows.length} final events without a delivered callback, e.g. ${JSON.stringify(missing.slice(0, 3))}`);
+    if (Date.now() > end)
+      assert.fail(
+        `${missing.length} of ${rows.length} final events without a delivered callback, e.g. ${JSON.stringify(missing.slice(0, 3))}`,
+      );
     await new Promise((r) => setTimeout(r, 200));
   }
 }
 
 /** Every acknowledged create and refund exists exactly once; nothing exists twice. */
 export async function checkExactlyOnce(db: Queryable, rec: LoadRecord): Promise<void> {
-  const { rows: payments } = await db.query<{ merchant_payment_id: string; pay_id: string; status: string; amount: string; returned_amount: string }>(
+  const { rows: payments } = await db.query<{
+    merchant_payment_id: string;
+    pay_id: string;
+    status: string;
+    amount: string;
+    returned_amount: string;
+  }>(
     'SELECT merchant_payment_id, pay_id, status, amount, returned_amount FROM payments WHERE merchant_payment_id IS NOT NULL',
   );
   const byKey = new Map<string, typeof payments>();
   for (const p of payments) byKey.set(p.merchant_payment_id, [...(byKey.get(p.merchant_payment_id) ?? []), p]);
-  for (const [key, list] of byKey) assert.equal(list.length, 1, `merchantPaymentId ${key} created ${list.length} times`);
-  for (const c of rec.creates) assert.equal(byKey.get(c.key)?.[0]?.pay_id, c.payId, `acknowledged create ${c.key} → ${c.payId} not found`);
+  for (const [key, list] of byKey)
+    assert.equal(list.length, 1, `merchantPaymentId ${key} created ${list.length} times`);
+  for (const c of rec.creates)
+    assert.equal(byKey.get(c.key)?.[0]?.pay_id, c.payId, `acknowledged create ${c.key} → ${c.payId} not found`);
 
   const { rows: ops } = await db.query<{ pay_id: string; n: string; total: string }>(
     `SELECT pay_id, count(*) AS n, sum(amount) AS total FROM payment_operations WHERE kind = 'refund' AND status = 'done' GROUP BY pay_id`,
@@ -57,7 +68,12 @@ export async function checkExactlyOnce(db: Queryable, rec: LoadRecord): Promise<
   // The load refunds each payment once, in full: at most one refund per payment, and the payment's
   // returned amount is exactly what its refunds returned.
   for (const o of ops) assert.equal(Number(o.n), 1, `payment ${o.pay_id} refunded ${o.n} times`);
-  for (const p of payments) assert.equal(BigInt(p.returned_amount), BigInt(refunds.get(p.pay_id)?.total ?? 0), `payment ${p.pay_id} returned_amount`);
+  for (const p of payments)
+    assert.equal(
+      BigInt(p.returned_amount),
+      BigInt(refunds.get(p.pay_id)?.total ?? 0),
+      `payment ${p.pay_id} returned_amount`,
+    );
   const byPayId = new Map(payments.map((p) => [p.pay_id, p]));
   for (const r of rec.refunds) {
     assert.ok(refunds.has(r.payId), `acknowledged refund of ${r.payId} not found`);

@@ -13,7 +13,13 @@ import { ADMIN_TOKEN } from '../testing/harness.ts';
 import { startGatewayProcess, type GatewayProcess } from '../testing/process.ts';
 import { Receiver } from '../testing/receiver.ts';
 import { waitUntil } from '../testing/wait.ts';
-import { checkEventSequences, checkExactlyOnce, checkNoCardData, waitForCallbacks, waitUntilSettled } from './checks.ts';
+import {
+  checkEventSequences,
+  checkExactlyOnce,
+  checkNoCardData,
+  waitForCallbacks,
+  waitUntilSettled,
+} from './checks.ts';
 import { MixedLoad, createMerchantOver, suiteGatewayEnv, type MerchantCredentials } from './load.ts';
 
 const KILLS: Record<Backend, number> = { postgres: 5, pglite: 1 };
@@ -27,7 +33,9 @@ async function lived(load: MixedLoad): Promise<void> {
   const { creates, refunds } = { creates: load.record.creates.length, refunds: load.record.refunds.length };
   await waitUntil(
     `${CREATES_PER_LIFE} creates and ${REFUNDS_PER_LIFE} refunds acknowledged in this life`,
-    () => load.record.creates.length >= creates + CREATES_PER_LIFE && load.record.refunds.length >= refunds + REFUNDS_PER_LIFE,
+    () =>
+      load.record.creates.length >= creates + CREATES_PER_LIFE &&
+      load.record.refunds.length >= refunds + REFUNDS_PER_LIFE,
     120_000,
     100,
   );
@@ -40,7 +48,11 @@ async function lived(load: MixedLoad): Promise<void> {
  */
 async function quietOverHttp(base: string, merchant: MerchantCredentials): Promise<void> {
   const token = async () => {
-    const res = await fetch(`${base}/v1/gateway/access-token`, { method: 'POST', headers: { apikey: merchant.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ client_id: merchant.clientId, client_secret: merchant.clientSecret }) });
+    const res = await fetch(`${base}/v1/gateway/access-token`, {
+      method: 'POST',
+      headers: { apikey: merchant.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id: merchant.clientId, client_secret: merchant.clientSecret }),
+    });
     return ((await res.json()) as { access_token: string }).access_token;
   };
   const headers = { apikey: merchant.apiKey, authorization: `Bearer ${await token()}` };
@@ -52,7 +64,11 @@ async function quietOverHttp(base: string, merchant: MerchantCredentials): Promi
   const pending = async () => /^karibche_callbacks_pending [1-9]/m.test(await (await fetch(`${base}/metrics`)).text());
   await waitUntil(
     'nothing processing and no callback pending',
-    async () => !(await processing('Processing')) && !(await processing('CancelPaymentProcessing')) && !(await processing('PaymentCompletionProcessing')) && !(await pending()),
+    async () =>
+      !(await processing('Processing')) &&
+      !(await processing('CancelPaymentProcessing')) &&
+      !(await processing('PaymentCompletionProcessing')) &&
+      !(await pending()),
     120_000,
     250,
   );
@@ -60,7 +76,9 @@ async function quietOverHttp(base: string, merchant: MerchantCredentials): Promi
 
 for (const backend of BACKENDS) {
   describe(`crash suite [${backend}]`, () => {
-    it(`keeps every acknowledged create and refund exactly once across ${KILLS[backend]} SIGKILLs under load`, { timeout: 900_000 }, async () => {
+    it(`keeps every acknowledged create and refund exactly once across ${KILLS[backend]} SIGKILLs under load`, {
+      timeout: 900_000,
+    }, async () => {
       const test = await openTestDb(backend);
       let db = test.db;
       if (backend === 'pglite') {
@@ -72,7 +90,10 @@ for (const backend of BACKENDS) {
       const rx = await new Receiver().start();
       const port = await freePort();
       // Debug logs: the card-data scan reads every line the process wrote.
-      const env = suiteGatewayEnv(test.url ?? '', test.dataDir, port, ADMIN_TOKEN, { KARIBCHE_CALLBACK_TIMEOUT_MS: '2000', LOG_LEVEL: 'debug' });
+      const env = suiteGatewayEnv(test.url ?? '', test.dataDir, port, ADMIN_TOKEN, {
+        KARIBCHE_CALLBACK_TIMEOUT_MS: '2000',
+        LOG_LEVEL: 'debug',
+      });
       const base = `http://127.0.0.1:${port}`;
       let logs = '';
       let proc: GatewayProcess = await startGatewayProcess(env);
@@ -98,7 +119,10 @@ for (const backend of BACKENDS) {
             await proc.kill('SIGTERM');
             logs += proc.output();
             db = await openPglite(path.join(test.dataDir, 'pglite'));
-            const done = await Promise.all([waitUntilSettled(db, 0), waitForCallbacks(db, rx, 0)]).then(() => true, () => false);
+            const done = await Promise.all([waitUntilSettled(db, 0), waitForCallbacks(db, rx, 0)]).then(
+              () => true,
+              () => false,
+            );
             if (done || round === 3) break;
             await db.close();
             proc = await startGatewayProcess(env);
@@ -116,8 +140,14 @@ for (const backend of BACKENDS) {
 
         const r = load.record;
         assert.deepEqual(r.anomalies, []);
-        assert.ok(r.creates.length >= CREATES_PER_LIFE * (KILLS[backend] + 1), `only ${r.creates.length} acknowledged creates`);
-        assert.ok(r.refunds.length >= REFUNDS_PER_LIFE * (KILLS[backend] + 1), `only ${r.refunds.length} acknowledged refunds`);
+        assert.ok(
+          r.creates.length >= CREATES_PER_LIFE * (KILLS[backend] + 1),
+          `only ${r.creates.length} acknowledged creates`,
+        );
+        assert.ok(
+          r.refunds.length >= REFUNDS_PER_LIFE * (KILLS[backend] + 1),
+          `only ${r.refunds.length} acknowledged refunds`,
+        );
         console.log(
           `[crash ${backend}] ${KILLS[backend]} SIGKILLs; ${r.requests} requests (${JSON.stringify(r.outcomes)}); acknowledged creates ${r.creates.length}, unanswered ${r.unansweredCreates.length}; acknowledged refunds ${r.refunds.length}; ${paymentsWithEvents} payments with events; ${callbacks} final events, all delivered (${rx.received.length} callback requests); card scan: ${scanned.rows} rows, ${scanned.logBytes} log bytes`,
         );

@@ -42,18 +42,38 @@ export async function checkFailover(db: Queryable, rec: FailoverRecord): Promise
   const { rows: payments } = await db.query<PaymentRow>(
     'SELECT pay_id, merchant_payment_id, status, amount, confirmed_amount, returned_amount, split_returned_amount, charged_rec_id FROM payments',
   );
-  const { rows: ops } = await db.query<OperationRow>(`SELECT pay_id, kind, amount, split_amount FROM payment_operations WHERE status = 'done'`);
+  const { rows: ops } = await db.query<OperationRow>(
+    `SELECT pay_id, kind, amount, split_amount FROM payment_operations WHERE status = 'done'`,
+  );
   const byPayId = new Map(payments.map((p) => [p.pay_id, p]));
-  const byMerchantId = group(payments.filter((p) => p.merchant_payment_id), (p) => p.merchant_payment_id!);
-  const byChargedCard = group(payments.filter((p) => p.charged_rec_id), (p) => p.charged_rec_id!);
+  const byMerchantId = group(
+    payments.filter((p) => p.merchant_payment_id),
+    (p) => p.merchant_payment_id!,
+  );
+  const byChargedCard = group(
+    payments.filter((p) => p.charged_rec_id),
+    (p) => p.charged_rec_id!,
+  );
   const opsOf = group(ops, (o) => `${o.pay_id} ${o.kind}`);
-  const r: FailoverReport = { acknowledged: rec.acks.length, lost: [], duplicated: [], differ: [], unknownApplied: 0, unknownNotApplied: 0, history: await checkHistory(db) };
+  const r: FailoverReport = {
+    acknowledged: rec.acks.length,
+    lost: [],
+    duplicated: [],
+    differ: [],
+    unknownApplied: 0,
+    unknownNotApplied: 0,
+    history: await checkHistory(db),
+  };
 
   // Applied twice, whatever the client was told: each flow creates one payment per merchantPaymentId,
   // makes at most one refund or completion on it, and charges each saved card once.
-  for (const [id, list] of byMerchantId) if (list.length > 1) r.duplicated.push(`merchantPaymentId ${id}: ${list.length} payments`);
-  for (const [k, list] of opsOf) if (list.length > 1 && (k.endsWith(' refund') || k.endsWith(' capture'))) r.duplicated.push(`${k}: ${list.length} operations`);
-  for (const [recId, list] of byChargedCard) if (list.length > 1) r.duplicated.push(`saved card ${recId} charged ${list.length} times`);
+  for (const [id, list] of byMerchantId)
+    if (list.length > 1) r.duplicated.push(`merchantPaymentId ${id}: ${list.length} payments`);
+  for (const [k, list] of opsOf)
+    if (list.length > 1 && (k.endsWith(' refund') || k.endsWith(' capture')))
+      r.duplicated.push(`${k}: ${list.length} operations`);
+  for (const [recId, list] of byChargedCard)
+    if (list.length > 1) r.duplicated.push(`saved card ${recId} charged ${list.length} times`);
 
   for (const a of rec.acks) {
     const p = byPayId.get(a.payId);
@@ -62,22 +82,27 @@ export async function checkFailover(db: Queryable, rec: FailoverRecord): Promise
       const found = byMerchantId.get(a.merchantPaymentId!) ?? [];
       if (!found.length) r.lost.push(`${a.op} ${a.payId}`);
       else if (found[0]!.pay_id !== a.payId) differ(`stored as ${found[0]!.pay_id}`);
-      else if (found[0]!.amount !== minor((a.answer as { amount?: unknown }).amount)) differ(`amount ${found[0]!.amount} vs answered ${String((a.answer as { amount?: unknown }).amount)}`);
+      else if (found[0]!.amount !== minor((a.answer as { amount?: unknown }).amount))
+        differ(`amount ${found[0]!.amount} vs answered ${String((a.answer as { amount?: unknown }).amount)}`);
     } else if (a.op === 'pay') {
       if (!p) r.lost.push(`pay ${a.payId}`);
-      else if (p.status === 'Created' || p.status === 'Processing') differ(`answered ${String(a.answer.status)}, stored ${p.status}`);
+      else if (p.status === 'Created' || p.status === 'Processing')
+        differ(`answered ${String(a.answer.status)}, stored ${p.status}`);
     } else if (a.op === 'refund') {
       const done = opsOf.get(`${a.payId} refund`) ?? [];
       if (!p || !done.length) r.lost.push(`refund of ${a.payId}`);
       else {
         if (p.status !== a.answer.status) differ(`answered ${String(a.answer.status)}, stored ${p.status}`);
-        if (p.returned_amount !== minor(a.answer.returnedAmount)) differ(`answered returnedAmount ${String(a.answer.returnedAmount)}, stored ${p.returned_amount}`);
-        if (done[0]!.amount !== minor(a.answer.amount)) differ(`answered amount ${String(a.answer.amount)}, stored ${done[0]!.amount}`);
+        if (p.returned_amount !== minor(a.answer.returnedAmount))
+          differ(`answered returnedAmount ${String(a.answer.returnedAmount)}, stored ${p.returned_amount}`);
+        if (done[0]!.amount !== minor(a.answer.amount))
+          differ(`answered amount ${String(a.answer.amount)}, stored ${done[0]!.amount}`);
       }
     } else if (a.op === 'completion') {
       if (!p || !(opsOf.get(`${a.payId} capture`) ?? []).length) r.lost.push(`completion of ${a.payId}`);
       else if (p.confirmed_amount !== 1000) differ(`confirmed ${p.confirmed_amount}, asked 1000`);
-      else if (a.answer.status !== undefined && p.status !== a.answer.status) differ(`answered ${String(a.answer.status)}, stored ${p.status}`);
+      else if (a.answer.status !== undefined && p.status !== a.answer.status)
+        differ(`answered ${String(a.answer.status)}, stored ${p.status}`);
     } else if (a.op === 'execution') {
       const charged = byChargedCard.get(a.recId!) ?? [];
       if (!charged.length) r.lost.push(`execution on ${a.recId} → ${a.payId}`);
@@ -86,11 +111,17 @@ export async function checkFailover(db: Queryable, rec: FailoverRecord): Promise
     }
   }
 
-  for (const u of rec.unknown) (applied(u, byMerchantId, opsOf, byChargedCard) ? r.unknownApplied++ : r.unknownNotApplied++);
+  for (const u of rec.unknown)
+    applied(u, byMerchantId, opsOf, byChargedCard) ? r.unknownApplied++ : r.unknownNotApplied++;
   return r;
 }
 
-function applied(u: Unknown, byMerchantId: Map<string, PaymentRow[]>, opsOf: Map<string, OperationRow[]>, byChargedCard: Map<string, PaymentRow[]>): boolean {
+function applied(
+  u: Unknown,
+  byMerchantId: Map<string, PaymentRow[]>,
+  opsOf: Map<string, OperationRow[]>,
+  byChargedCard: Map<string, PaymentRow[]>,
+): boolean {
   if (u.op === 'create' || u.op === 'create-unkeyed') return (byMerchantId.get(u.merchantPaymentId!) ?? []).length > 0;
   if (u.op === 'refund') return (opsOf.get(`${u.payId} refund`) ?? []).length > 0;
   if (u.op === 'completion') return (opsOf.get(`${u.payId} capture`) ?? []).length > 0;

@@ -5,7 +5,13 @@ import * as cluster from '../../scripts/cluster/cluster.ts';
 import type { Topology } from '../../scripts/cluster/topology.ts';
 
 export type FaultKind = 'kill-primary' | 'partition-primary' | 'switchover' | 'kill-gateway' | 'kill-etcd';
-export const FAULT_KINDS: readonly FaultKind[] = ['kill-primary', 'partition-primary', 'switchover', 'kill-gateway', 'kill-etcd'];
+export const FAULT_KINDS: readonly FaultKind[] = [
+  'kill-primary',
+  'partition-primary',
+  'switchover',
+  'kill-gateway',
+  'kill-etcd',
+];
 
 export interface FaultRun {
   kind: FaultKind;

@@ -4,8 +4,18 @@
 import type { MerchantCredentials } from './load.ts';
 
 /** ms each gateway's stream took to see the payment's change, in the order of `gateways`. */
-export async function streamsHear(base: string, gateways: string[], adminToken: string, m: MerchantCredentials, withinMs: number): Promise<number[]> {
-  const tokenRes = await fetch(`${base}/v1/gateway/access-token`, { method: 'POST', headers: { apikey: m.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ client_id: m.clientId, client_secret: m.clientSecret }) });
+export async function streamsHear(
+  base: string,
+  gateways: string[],
+  adminToken: string,
+  m: MerchantCredentials,
+  withinMs: number,
+): Promise<number[]> {
+  const tokenRes = await fetch(`${base}/v1/gateway/access-token`, {
+    method: 'POST',
+    headers: { apikey: m.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ client_id: m.clientId, client_secret: m.clientSecret }),
+  });
   const token = ((await tokenRes.json()) as { access_token: string }).access_token;
   const headers = { apikey: m.apiKey, authorization: `Bearer ${token}` };
   const abort = new AbortController();
@@ -34,7 +44,11 @@ export async function streamsHear(base: string, gateways: string[], adminToken: 
     });
     const payId = ((await created.json()) as { payId: string }).payId;
     const paidAt = Date.now();
-    const paid = await fetch(`${base}/sandbox/v1/payments/${payId}/simulate`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ method: 5, card: '4111111111111111' }) });
+    const paid = await fetch(`${base}/sandbox/v1/payments/${payId}/simulate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ method: 5, card: '4111111111111111' }),
+    });
     if (paid.status !== 200) throw new Error(`simulate answered ${paid.status}`);
     const heard: number[] = gateways.map(() => -1);
     while (heard.includes(-1) && Date.now() - paidAt < withinMs) {

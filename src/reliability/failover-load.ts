@@ -63,7 +63,16 @@ interface Answer {
 }
 
 export class FailoverLoad {
-  readonly record: FailoverRecord = { acks: [], unknown: [], outcomes: {}, anomalies: [], writes: [], refusals: [], slowestMs: 0, requests: 0 };
+  readonly record: FailoverRecord = {
+    acks: [],
+    unknown: [],
+    outcomes: {},
+    anomalies: [],
+    writes: [],
+    refusals: [],
+    slowestMs: 0,
+    requests: 0,
+  };
   private stopped = false;
   private token: string | null = null;
 
@@ -104,9 +113,18 @@ export class FailoverLoad {
       ...(flow === 'saved-card' ? { saveCard: true } : {}),
     };
     const op: OpKind = unkeyed ? 'create-unkeyed' : 'create';
-    const created = unkeyed ? await this.unkeyedCreate(body) : await this.untilFinal('POST', '/v1/gateway/payments', body, merchantPaymentId);
+    const created = unkeyed
+      ? await this.unkeyedCreate(body)
+      : await this.untilFinal('POST', '/v1/gateway/payments', body, merchantPaymentId);
     if (created?.status !== 200) {
-      if (!created || created.status >= 500 || created.status === 409) this.record.unknown.push({ op, flow, key: unkeyed ? null : merchantPaymentId, merchantPaymentId, last: describe(created) });
+      if (!created || created.status >= 500 || created.status === 409)
+        this.record.unknown.push({
+          op,
+          flow,
+          key: unkeyed ? null : merchantPaymentId,
+          merchantPaymentId,
+          last: describe(created),
+        });
       return;
     }
     const payId = String(created.body.payId);
@@ -117,16 +135,30 @@ export class FailoverLoad {
     if (!paid || this.stopped) return;
     const key = randomUUID();
     if (flow === 'refund-partial' || flow === 'refund-full' || flow === 'split-refund') {
-      const refund = flow === 'refund-partial' ? { amount: '2.00' } : flow === 'split-refund' ? { amount: '3.00', extra: SPLIT_IBAN, extra2: '1.00' } : {};
+      const refund =
+        flow === 'refund-partial'
+          ? { amount: '2.00' }
+          : flow === 'split-refund'
+            ? { amount: '3.00', extra: SPLIT_IBAN, extra2: '1.00' }
+            : {};
       await this.keyed('refund', flow, payId, key, 'POST', `/v1/gateway/payments/${payId}/cancel`, refund);
     } else if (flow === 'completion') {
-      await this.keyed('completion', flow, payId, key, 'POST', `/v1/gateway/payments/${payId}/completion`, { amount: '10.00' });
+      await this.keyed('completion', flow, payId, key, 'POST', `/v1/gateway/payments/${payId}/completion`, {
+        amount: '10.00',
+      });
     } else {
       const recId = await this.savedCard(payId);
       if (!recId) return;
-      const charged = await this.untilFinal('POST', '/v1/gateway/payments/execution', { recId, money: { amount: '1.00', currency: 'GEL' }, initiator: 'merchant' }, key);
-      if (charged?.status === 200) this.ack({ op: 'execution', flow, key, payId: String(charged.body.payId), recId, answer: charged.body });
-      else if (!charged || charged.status >= 500 || charged.status === 409) this.record.unknown.push({ op: 'execution', flow, key, recId, last: describe(charged) });
+      const charged = await this.untilFinal(
+        'POST',
+        '/v1/gateway/payments/execution',
+        { recId, money: { amount: '1.00', currency: 'GEL' }, initiator: 'merchant' },
+        key,
+      );
+      if (charged?.status === 200)
+        this.ack({ op: 'execution', flow, key, payId: String(charged.body.payId), recId, answer: charged.body });
+      else if (!charged || charged.status >= 500 || charged.status === 409)
+        this.record.unknown.push({ op: 'execution', flow, key, recId, last: describe(charged) });
     }
   }
 
@@ -149,7 +181,12 @@ export class FailoverLoad {
   private async pay(payId: string, flow: Flow): Promise<boolean> {
     const end = Date.now() + this.retryForMs;
     while (Date.now() < end) {
-      const res = await this.once('POST', `/sandbox/v1/payments/${payId}/simulate`, { method: 5, card: '4111111111111111' }, { authorization: `Bearer ${this.adminToken}` });
+      const res = await this.once(
+        'POST',
+        `/sandbox/v1/payments/${payId}/simulate`,
+        { method: 5, card: '4111111111111111' },
+        { authorization: `Bearer ${this.adminToken}` },
+      );
       if (res?.status === 200) {
         this.ack({ op: 'pay', flow, key: null, payId, answer: res.body });
         return res.body.status === 'Succeeded' || res.body.status === 'WaitingConfirm';
@@ -170,10 +207,19 @@ export class FailoverLoad {
     return card?.recId ?? null;
   }
 
-  private async keyed(op: OpKind, flow: Flow, payId: string, key: string, method: string, path: string, body: unknown): Promise<void> {
+  private async keyed(
+    op: OpKind,
+    flow: Flow,
+    payId: string,
+    key: string,
+    method: string,
+    path: string,
+    body: unknown,
+  ): Promise<void> {
     const res = await this.untilFinal(method, path, body, key);
     if (res?.status === 200) this.ack({ op, flow, key, payId, answer: res.body });
-    else if (!res || res.status >= 500 || res.status === 409) this.record.unknown.push({ op, flow, key, payId, last: describe(res) });
+    else if (!res || res.status >= 500 || res.status === 409)
+      this.record.unknown.push({ op, flow, key, payId, last: describe(res) });
   }
 
   private ack(a: Omit<Ack, 'at'>): void {
@@ -186,7 +232,9 @@ export class FailoverLoad {
     let last: Answer | null = null;
     while (Date.now() < end) {
       const headers = await this.merchantHeaders();
-      last = headers ? await this.once(method, path, body, { ...headers, ...(key ? { 'idempotency-key': key } : {}) }) : null;
+      last = headers
+        ? await this.once(method, path, body, { ...headers, ...(key ? { 'idempotency-key': key } : {}) })
+        : null;
       if (last?.status === 401) this.token = null;
       else if (last && last.status < 500 && last.status !== 409 && last.status !== 429) return last;
       await sleep(Math.min(2_000, Math.max(200, (last?.retryAfter ?? 0) * 1_000)));
@@ -196,7 +244,12 @@ export class FailoverLoad {
 
   private async merchantHeaders(): Promise<Record<string, string> | null> {
     if (!this.token) {
-      const res = await this.once('POST', '/v1/gateway/access-token', { client_id: this.merchant.clientId, client_secret: this.merchant.clientSecret }, { apikey: this.merchant.apiKey });
+      const res = await this.once(
+        'POST',
+        '/v1/gateway/access-token',
+        { client_id: this.merchant.clientId, client_secret: this.merchant.clientSecret },
+        { apikey: this.merchant.apiKey },
+      );
       if (res?.status !== 200) return null;
       this.token = String(res.body.access_token);
     }
@@ -204,7 +257,12 @@ export class FailoverLoad {
   }
 
   /** One request through the load balancer; null when no answer came within the client's deadline. */
-  private async once(method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer | null> {
+  private async once(
+    method: string,
+    path: string,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Answer | null> {
     const r = this.record;
     r.requests++;
     const started = Date.now();
@@ -217,16 +275,29 @@ export class FailoverLoad {
       });
       const text = await res.text();
       r.slowestMs = Math.max(r.slowestMs, Date.now() - started);
-      const kind = [409, 429, 502, 503, 504].includes(res.status) ? String(res.status) : res.status >= 500 ? 'other 5xx' : `${Math.floor(res.status / 100)}xx`;
+      const kind = [409, 429, 502, 503, 504].includes(res.status)
+        ? String(res.status)
+        : res.status >= 500
+          ? 'other 5xx'
+          : `${Math.floor(res.status / 100)}xx`;
       r.outcomes[kind] = (r.outcomes[kind] ?? 0) + 1;
       const problem = res.headers.get('content-type')?.startsWith('application/problem+json');
-      if (res.status >= 400 && !problem) r.anomalies.push(`${res.status} ${method} ${path}: not problem JSON: ${text.slice(0, 200)}`);
-      if (res.status >= 500 && ![502, 503, 504].includes(res.status)) r.anomalies.push(`${res.status} ${method} ${path}: ${text.slice(0, 300)}`);
+      if (res.status >= 400 && !problem)
+        r.anomalies.push(`${res.status} ${method} ${path}: not problem JSON: ${text.slice(0, 200)}`);
+      if (res.status >= 500 && ![502, 503, 504].includes(res.status))
+        r.anomalies.push(`${res.status} ${method} ${path}: ${text.slice(0, 300)}`);
       const retryAfter = res.headers.get('retry-after');
-      if (res.status === 503 && retryAfter === null) r.anomalies.push(`503 ${method} ${path} without Retry-After: ${text.slice(0, 200)}`);
-      if (res.status < 300 && method === 'POST' && !path.endsWith('/access-token')) r.writes.push({ sent: started, answered: Date.now(), what: `${method} ${path}` }); // a token is signed, not stored
-      if (res.status >= 400 && res.status < 500 && res.status !== 409 && res.status !== 429 && r.refusals.length < 20) r.refusals.push(`${res.status} ${method} ${path}: ${text.slice(0, 200)}`);
-      return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, retryAfter: retryAfter === null ? null : Number(retryAfter) };
+      if (res.status === 503 && retryAfter === null)
+        r.anomalies.push(`503 ${method} ${path} without Retry-After: ${text.slice(0, 200)}`);
+      if (res.status < 300 && method === 'POST' && !path.endsWith('/access-token'))
+        r.writes.push({ sent: started, answered: Date.now(), what: `${method} ${path}` }); // a token is signed, not stored
+      if (res.status >= 400 && res.status < 500 && res.status !== 409 && res.status !== 429 && r.refusals.length < 20)
+        r.refusals.push(`${res.status} ${method} ${path}: ${text.slice(0, 200)}`);
+      return {
+        status: res.status,
+        body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+        retryAfter: retryAfter === null ? null : Number(retryAfter),
+      };
     } catch (err) {
       const timedOut = (err as Error).name === 'TimeoutError';
       r.outcomes[timedOut ? 'timeout' : 'network'] = (r.outcomes[timedOut ? 'timeout' : 'network'] ?? 0) + 1;

@@ -19,7 +19,14 @@ import { Receiver } from '../testing/receiver.ts';
 import { waitUntil } from '../testing/wait.ts';
 import { waitForCallbacks, waitUntilSettled } from './checks.ts';
 import { checkFailover, countByOp } from './failover-check.ts';
-import { FAULT_KINDS, firstWriteAfter, injectFault, recoveryMs, type FaultKind, type FaultRun } from './failover-faults.ts';
+import {
+  FAULT_KINDS,
+  firstWriteAfter,
+  injectFault,
+  recoveryMs,
+  type FaultKind,
+  type FaultRun,
+} from './failover-faults.ts';
 import { CLIENT_TIMEOUT_MS, FailoverLoad } from './failover-load.ts';
 import { streamsHear } from './failover-listeners.ts';
 import { createMerchantOver } from './load.ts';
@@ -39,7 +46,10 @@ function clusterSkip(): string | false {
 }
 
 const LONG = Number(process.env.KARIBCHE_FAILOVER_FAULTS ?? 0);
-const PLAN: FaultKind[] = LONG > 0 ? Array.from({ length: LONG }, (_, i) => FAULT_KINDS[i % FAULT_KINDS.length]!) : ['kill-primary', 'kill-gateway'];
+const PLAN: FaultKind[] =
+  LONG > 0
+    ? Array.from({ length: LONG }, (_, i) => FAULT_KINDS[i % FAULT_KINDS.length]!)
+    : ['kill-primary', 'kill-gateway'];
 /** The event streams' safety-net re-read: far beyond the wait for a notification below. */
 const LISTEN_PROOF_KEEPALIVE_MS = 300_000;
 /** How soon each gateway's event stream must see a change after the faults (only NOTIFY brings it). */
@@ -50,7 +60,10 @@ const ANSWER_BOUND_MS = 15_000;
 const SKIP = clusterSkip();
 
 describe('database failover on a replicated cluster', () => {
-  it(`${PLAN.length} faults (${[...new Set(PLAN)].join(', ')}) under load: nothing acknowledged lost or applied twice`, { skip: SKIP, timeout: 900_000 + PLAN.length * 240_000 }, async () => {
+  it(`${PLAN.length} faults (${[...new Set(PLAN)].join(', ')}) under load: nothing acknowledged lost or applied twice`, {
+    skip: SKIP,
+    timeout: 900_000 + PLAN.length * 240_000,
+  }, async () => {
     // Its own subnet, names and directory: a developer's cluster (id 24) may be running beside it.
     const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-failover-'));
     fs.chmodSync(parent, 0o755); // PostgreSQL runs as the postgres user: it must reach its data dir
@@ -60,10 +73,25 @@ describe('database failover on a replicated cluster', () => {
     let load: FailoverLoad | null = null;
     let running: Promise<void> | null = null;
     try {
-      const info = await cluster.up({ id: t.id, lbPort: t.lbPort, dir: t.dir, log, gatewayEnv: { KARIBCHE_RECONCILE_AFTER_SECONDS: '1', KARIBCHE_CALLBACK_POLL_MS: '500', KARIBCHE_EVENT_STREAM_KEEPALIVE_MS: String(LISTEN_PROOF_KEEPALIVE_MS) } });
+      const info = await cluster.up({
+        id: t.id,
+        lbPort: t.lbPort,
+        dir: t.dir,
+        log,
+        gatewayEnv: {
+          KARIBCHE_RECONCILE_AFTER_SECONDS: '1',
+          KARIBCHE_CALLBACK_POLL_MS: '500',
+          KARIBCHE_EVENT_STREAM_KEEPALIVE_MS: String(LISTEN_PROOF_KEEPALIVE_MS),
+        },
+      });
       await rx.start(0, info.rootAddress);
       const adminToken = fs.readFileSync(info.adminTokenFile, 'utf8').trim();
-      const merchant = await createMerchantOver(info.base, adminToken, { splitEnrolled: true, saveCardEnabled: true, callbackUrlPrefixes: [`http://${info.rootAddress}:*`], defaultCallbackUrl: rx.url });
+      const merchant = await createMerchantOver(info.base, adminToken, {
+        splitEnrolled: true,
+        saveCardEnabled: true,
+        callbackUrlPrefixes: [`http://${info.rootAddress}:*`],
+        defaultCallbackUrl: rx.url,
+      });
       load = new FailoverLoad(info.base, adminToken, merchant, rx.url);
       running = load.run(6);
       const l = load;
@@ -80,10 +108,18 @@ describe('database failover on a replicated cluster', () => {
           faults.push(f);
           const before = l.record.acks.length;
           // The load goes on after each recovery: 20 more acknowledged operations before the next fault.
-          await waitUntil(`20 operations acknowledged after ${kind}`, () => l.record.acks.length >= before + 20, 120_000);
-          log(`${kind} ${f.detail}: healed in ${((f.healedAt - f.at) / 1000).toFixed(1)} s, first write after it ${recoveryMs(f, l.record.writes)} ms (${firstWriteAfter(f, l.record.writes)?.what})`);
+          await waitUntil(
+            `20 operations acknowledged after ${kind}`,
+            () => l.record.acks.length >= before + 20,
+            120_000,
+          );
+          log(
+            `${kind} ${f.detail}: healed in ${((f.healedAt - f.at) / 1000).toFixed(1)} s, first write after it ${recoveryMs(f, l.record.writes)} ms (${firstWriteAfter(f, l.record.writes)?.what})`,
+          );
         } catch (err) {
-          stuck = new Error(`the cluster did not recover from fault ${faults.length + 1} (${kind}): ${(err as Error).message}; ${JSON.stringify(await cluster.status(t))}`);
+          stuck = new Error(
+            `the cluster did not recover from fault ${faults.length + 1} (${kind}): ${(err as Error).message}; ${JSON.stringify(await cluster.status(t))}`,
+          );
           log(stuck.message);
           break;
         }
@@ -93,12 +129,16 @@ describe('database failover on a replicated cluster', () => {
       running = null;
       // Every gateway listens again (LISTEN re-subscribed on the new primary): each one's event
       // stream sees a payment paid after the faults, long before its keep-alive re-read.
-      if (stuck) await cluster.waitPrimary(t, 120_000).catch(() => {
-        throw stuck;
-      });
+      if (stuck)
+        await cluster.waitPrimary(t, 120_000).catch(() => {
+          throw stuck;
+        });
       const heard = await streamsHear(info.base, info.gateways, adminToken, merchant, NOTIFIED_WITHIN_MS);
       log(`event streams of ${info.gateways.length} gateways heard the payment after ${heard.join(', ')} ms`);
-      assert.ok(!heard.includes(-1), `a gateway's event stream heard nothing in ${NOTIFIED_WITHIN_MS} ms: ${heard.join(', ')}`);
+      assert.ok(
+        !heard.includes(-1),
+        `a gateway's event stream heard nothing in ${NOTIFIED_WITHIN_MS} ms: ${heard.join(', ')}`,
+      );
 
       const leader = await cluster.waitPrimary(t, 60_000);
       const url = `postgres://postgres@${leader.ip}:5432/${cluster.DATABASE}`;
@@ -109,7 +149,8 @@ describe('database failover on a replicated cluster', () => {
         const report = await checkFailover(db, l.record);
         const rec = l.record;
         const byKind = new Map<FaultKind, number[]>();
-        for (const f of faults) byKind.set(f.kind, [...(byKind.get(f.kind) ?? []), recoveryMs(f, rec.writes) ?? Number.NaN]);
+        for (const f of faults)
+          byKind.set(f.kind, [...(byKind.get(f.kind) ?? []), recoveryMs(f, rec.writes) ?? Number.NaN]);
         const recovery = [...byKind]
           .map(([k, ms]) => {
             const s = [...ms].sort((a, b) => a - b);
@@ -122,7 +163,8 @@ describe('database failover on a replicated cluster', () => {
             `slowest answer ${rec.slowestMs} ms; time to recover: ${recovery}; ${callbacks} final events called back; differ ${report.differ.length}, history violations ${report.history.length}, anomalies ${rec.anomalies.length}; ` +
             `lost ${report.lost.length}, duplicated ${report.duplicated.length}`,
         );
-        if (rec.refusals.length) console.log(`  refusals seen (first ${rec.refusals.length}):\n    ${rec.refusals.join('\n    ')}`);
+        if (rec.refusals.length)
+          console.log(`  refusals seen (first ${rec.refusals.length}):\n    ${rec.refusals.join('\n    ')}`);
         assert.deepEqual(report.lost, [], 'acknowledged operations lost');
         assert.deepEqual(report.duplicated, [], 'operations applied twice');
         assert.deepEqual(report.differ, [], 'acknowledged answers that differ from the stored state');

@@ -34,7 +34,14 @@ export interface LoadRecord {
 const CARDS = ['4111111111111111', '4111111111111111', '4111111111111111', '4000000000000002', '4000000000000770'];
 
 export class MixedLoad {
-  readonly record: LoadRecord = { creates: [], unansweredCreates: [], refunds: [], requests: 0, outcomes: {}, anomalies: [] };
+  readonly record: LoadRecord = {
+    creates: [],
+    unansweredCreates: [],
+    refunds: [],
+    requests: 0,
+    outcomes: {},
+    anomalies: [],
+  };
   private stopped = false;
   private token: string | null = null;
   private n = 0;
@@ -75,7 +82,12 @@ export class MixedLoad {
 
   private async create(): Promise<string | null> {
     const key = randomUUID();
-    const body = { amount: { currency: 'GEL', total: 12.34 }, returnurl: 'https://shop.example/return', callbackUrl: this.callbackUrl, merchantPaymentId: key };
+    const body = {
+      amount: { currency: 'GEL', total: 12.34 },
+      returnurl: 'https://shop.example/return',
+      callbackUrl: this.callbackUrl,
+      merchantPaymentId: key,
+    };
     const res = await this.untilAnswered('POST', '/v1/gateway/payments', body, key);
     if (res?.status === 200) {
       const payId = (res.body as { payId: string }).payId;
@@ -93,7 +105,12 @@ export class MixedLoad {
   }
 
   /** Repeats a merchant request with its Idempotency-Key until a final answer (not 5xx/409/network). */
-  private async untilAnswered(method: string, path: string, body: unknown, key: string): Promise<{ status: number; body: unknown } | null> {
+  private async untilAnswered(
+    method: string,
+    path: string,
+    body: unknown,
+    key: string,
+  ): Promise<{ status: number; body: unknown } | null> {
     const end = Date.now() + this.retryForMs;
     while (Date.now() < end) {
       const headers = await this.merchantHeaders();
@@ -112,7 +129,12 @@ export class MixedLoad {
 
   private async merchantHeaders(): Promise<Record<string, string> | null> {
     if (!this.token) {
-      const res = await this.send('POST', '/v1/gateway/access-token', { client_id: this.merchant.clientId, client_secret: this.merchant.clientSecret }, { apikey: this.merchant.apiKey });
+      const res = await this.send(
+        'POST',
+        '/v1/gateway/access-token',
+        { client_id: this.merchant.clientId, client_secret: this.merchant.clientSecret },
+        { apikey: this.merchant.apiKey },
+      );
       if (res?.status !== 200) return null;
       this.token = (res.body as { access_token: string }).access_token;
     }
@@ -120,7 +142,12 @@ export class MixedLoad {
   }
 
   /** One request; null when no answer came (connection refused or reset, or 5 s without an answer). */
-  async send(method: string, path: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; body: unknown } | null> {
+  async send(
+    method: string,
+    path: string,
+    body: unknown,
+    headers: Record<string, string>,
+  ): Promise<{ status: number; body: unknown } | null> {
     this.record.requests++;
     try {
       const res = await fetch(`${this.base()}${path}`, {
@@ -130,10 +157,15 @@ export class MixedLoad {
         signal: AbortSignal.timeout(5_000),
       });
       const text = await res.text();
-      const cls = res.status === 503 || res.status === 429 || res.status === 409 ? String(res.status) : `${Math.floor(res.status / 100)}xx`;
+      const cls =
+        res.status === 503 || res.status === 429 || res.status === 409
+          ? String(res.status)
+          : `${Math.floor(res.status / 100)}xx`;
       this.record.outcomes[cls] = (this.record.outcomes[cls] ?? 0) + 1;
-      if (res.status >= 400 && !res.headers.get('content-type')?.startsWith('application/problem+json')) this.record.anomalies.push(`${res.status} ${path}: not problem JSON: ${text.slice(0, 200)}`);
-      if (res.status >= 500 && res.status !== 503) this.record.anomalies.push(`${res.status} ${path}: ${text.slice(0, 300)}`);
+      if (res.status >= 400 && !res.headers.get('content-type')?.startsWith('application/problem+json'))
+        this.record.anomalies.push(`${res.status} ${path}: not problem JSON: ${text.slice(0, 200)}`);
+      if (res.status >= 500 && res.status !== 503)
+        this.record.anomalies.push(`${res.status} ${path}: ${text.slice(0, 300)}`);
       return { status: res.status, body: text ? JSON.parse(text) : null };
     } catch {
       this.record.outcomes.network = (this.record.outcomes.network ?? 0) + 1;
@@ -146,7 +178,13 @@ export class MixedLoad {
  * The environment of a gateway process under a reliability suite: one worker, a reconciler that
  * looks at Processing after 1 s, callbacks polled every 200 ms (besides notifications).
  */
-export function suiteGatewayEnv(databaseUrl: string, dataDir: string, port: number, adminToken: string, extra: Record<string, string> = {}): Record<string, string> {
+export function suiteGatewayEnv(
+  databaseUrl: string,
+  dataDir: string,
+  port: number,
+  adminToken: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     DATABASE_URL: databaseUrl,
     KARIBCHE_DATA_DIR: dataDir,
@@ -161,7 +199,11 @@ export function suiteGatewayEnv(databaseUrl: string, dataDir: string, port: numb
 }
 
 /** Creates a merchant through the operator API of a running gateway. */
-export async function createMerchantOver(base: string, adminToken: string, settings: Record<string, unknown> = { callbackUrlPrefixes: ['http://127.0.0.1:*'] }): Promise<MerchantCredentials> {
+export async function createMerchantOver(
+  base: string,
+  adminToken: string,
+  settings: Record<string, unknown> = { callbackUrlPrefixes: ['http://127.0.0.1:*'] },
+): Promise<MerchantCredentials> {
   const res = await fetch(`${base}/admin/v1/merchants`, {
     method: 'POST',
     headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },

@@ -31,7 +31,13 @@ async function probe(base: string, path: string, init: RequestInit = {}): Promis
     // No answer within 30 s is a hang (the gateway's own database timeouts are 5 s).
     const res = await fetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(30_000) });
     await res.text();
-    return { at, path, status: res.status, ms: Date.now() - at, problem: !!res.headers.get('content-type')?.startsWith('application/problem+json') };
+    return {
+      at,
+      path,
+      status: res.status,
+      ms: Date.now() - at,
+      problem: !!res.headers.get('content-type')?.startsWith('application/problem+json'),
+    };
   } catch {
     return { at, path, status: null, ms: Date.now() - at, problem: false };
   }
@@ -39,7 +45,9 @@ async function probe(base: string, path: string, init: RequestInit = {}): Promis
 
 describePostgres('database outage [postgres]', () => {
   describe('database outage [postgres]', () => {
-    it(`answers 503 while PostgreSQL is down for ${OUTAGE_MS / 1000} s and recovers by itself`, { timeout: 400_000 }, async () => {
+    it(`answers 503 while PostgreSQL is down for ${OUTAGE_MS / 1000} s and recovers by itself`, {
+      timeout: 400_000,
+    }, async () => {
       const server = await PrivatePostgres.create();
       const rx = await new Receiver().start();
       const port = await freePort();
@@ -56,24 +64,48 @@ describePostgres('database outage [postgres]', () => {
 
         const token = await (async () => {
           // A token fetched before the outage: the merchant's own requests, besides the load.
-          const res = await fetch(`${base}/v1/gateway/access-token`, { method: 'POST', headers: { apikey: merchant.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ client_id: merchant.clientId, client_secret: merchant.clientSecret }) });
+          const res = await fetch(`${base}/v1/gateway/access-token`, {
+            method: 'POST',
+            headers: { apikey: merchant.apiKey, 'content-type': 'application/json' },
+            body: JSON.stringify({ client_id: merchant.clientId, client_secret: merchant.clientSecret }),
+          });
           return res.status === 200 ? ((await res.json()) as { access_token: string }).access_token : null;
         })();
         await server.stop();
         const down = Date.now();
         const probes: Probe[] = [];
-        const merchantHeaders = { apikey: merchant.apiKey, authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+        const merchantHeaders = {
+          apikey: merchant.apiKey,
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+        };
         // The outage lasts OUTAGE_MS and at least until 7 rounds of probes were answered after the
         // gateway noticed (its first readyz 503), however slowly a loaded machine answers them.
         const noticed = () => probes.findIndex((p) => p.path === '/readyz' && p.status === 503);
         while (Date.now() - down < OUTAGE_MS || noticed() < 0 || probes.length - noticed() < 21) {
           // A gateway that died, or never notices, ends the wait with its output (the catch below)
           // rather than probing a closed port until the test's timeout.
-          if (proc.child.exitCode !== null || proc.child.signalCode !== null) throw new Error(`the gateway exited during the outage (code ${proc.child.exitCode}, signal ${proc.child.signalCode})`);
-          if (Date.now() - down > 120_000) throw new Error(`the gateway did not notice the outage in 120 s: ${probes.length} probes, the last ${JSON.stringify(probes.slice(-3))}`);
+          if (proc.child.exitCode !== null || proc.child.signalCode !== null)
+            throw new Error(
+              `the gateway exited during the outage (code ${proc.child.exitCode}, signal ${proc.child.signalCode})`,
+            );
+          if (Date.now() - down > 120_000)
+            throw new Error(
+              `the gateway did not notice the outage in 120 s: ${probes.length} probes, the last ${JSON.stringify(probes.slice(-3))}`,
+            );
           probes.push(await probe(base, '/readyz'));
-          probes.push(await probe(base, '/v1/gateway/payments', { method: 'POST', headers: merchantHeaders, body: JSON.stringify({ amount: { currency: 'GEL', total: 1 }, returnurl: 'https://shop.example/r' }) }));
-          probes.push(await probe(base, `/admin/v1/merchants/${merchant.clientId}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }));
+          probes.push(
+            await probe(base, '/v1/gateway/payments', {
+              method: 'POST',
+              headers: merchantHeaders,
+              body: JSON.stringify({ amount: { currency: 'GEL', total: 1 }, returnurl: 'https://shop.example/r' }),
+            }),
+          );
+          probes.push(
+            await probe(base, `/admin/v1/merchants/${merchant.clientId}`, {
+              headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+            }),
+          );
           await new Promise((r) => setTimeout(r, 250));
         }
         assert.equal(proc.child.exitCode, null, 'the gateway is still running');
@@ -92,7 +124,11 @@ describePostgres('database outage [postgres]', () => {
         // The load recovers by itself: 20 more creates acknowledged (the deadline only turns a
         // gateway that never recovers into a failure).
         const creates = load.record.creates.length;
-        await waitUntil('20 creates acknowledged after recovery', () => load!.record.creates.length >= creates + 20, 60_000).catch((err) => {
+        await waitUntil(
+          '20 creates acknowledged after recovery',
+          () => load!.record.creates.length >= creates + 20,
+          60_000,
+        ).catch((err) => {
           throw new Error(`${err.message}: only ${load!.record.creates.length - creates} creates after recovery`);
         });
         load.stop();
@@ -118,8 +154,14 @@ describePostgres('database outage [postgres]', () => {
           await checkExactlyOnce(db, load.record);
           // The keys of requests that failed during the outage were released when it ended (else
           // every retry with them would be answered 409 until their claims timed out, 60 s later).
-          const { rows: held } = await db.query(`SELECT key, recovery_point, pay_id, created_at, locked_until FROM idempotency_keys WHERE recovery_point <> 'finished'`);
-          assert.deepEqual(held, [], `idempotency keys still claimed after the outage (down ${new Date(down).toISOString()}, up ${new Date(up).toISOString()})`);
+          const { rows: held } = await db.query(
+            `SELECT key, recovery_point, pay_id, created_at, locked_until FROM idempotency_keys WHERE recovery_point <> 'finished'`,
+          );
+          assert.deepEqual(
+            held,
+            [],
+            `idempotency keys still claimed after the outage (down ${new Date(down).toISOString()}, up ${new Date(up).toISOString()})`,
+          );
           console.log(
             `[outage] database down ${up - down} ms under load; ${probes.length} probes during it (all 503 from probe ${noticed() + 1} on, slowest ${slowest} ms); ready ${readyAfter} ms after the database returned; load ${load.record.requests} requests ${JSON.stringify(load.record.outcomes)}, creates acknowledged ${beforeOutage} before / ${load.record.creates.length} in all; ${load.record.refunds.length} refunds; ${callbacks} final events all delivered`,
           );

@@ -12,12 +12,17 @@ export function parseStatusFilter(raw: string): { from: number; to: number } | n
   return /^[1-5]\d\d$/.test(raw) ? { from: Number(raw), to: Number(raw) } : null;
 }
 
-export async function listRequests(s: { db: Db }, clientId: string, qs: { status?: string; limit?: string; cursor?: string }): Promise<{ items: RequestRow[]; nextCursor: string | null }> {
+export async function listRequests(
+  s: { db: Db },
+  clientId: string,
+  qs: { status?: string; limit?: string; cursor?: string },
+): Promise<{ items: RequestRow[]; nextCursor: string | null }> {
   const v = new Violations();
   const status = qs.status ? parseStatusFilter(qs.status) : null;
   if (qs.status && !status) v.add('status', 'must be a status code such as 400 or a class such as 4xx');
   const limit = qs.limit ? Number(qs.limit) : 20;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_REQUESTS_PAGE) v.add('limit', `must be an integer from 1 to ${MAX_REQUESTS_PAGE}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_REQUESTS_PAGE)
+    v.add('limit', `must be an integer from 1 to ${MAX_REQUESTS_PAGE}`);
   const before = qs.cursor && /^[1-9]\d{0,15}$/.test(qs.cursor) ? Number(qs.cursor) : null;
   if (qs.cursor && before === null) v.add('cursor', 'is not a cursor returned by this endpoint');
   v.throwIfAny();

@@ -18,7 +18,13 @@ export class RequestLog {
   constructor(
     private readonly db: Db,
     private readonly onError: (err: unknown) => void,
-    private readonly opts = { flushMs: 200, maxBatch: 500, maxBuffer: 10_000, pruneEveryMs: 10_000, keep: KEEP_PER_MERCHANT },
+    private readonly opts = {
+      flushMs: 200,
+      maxBatch: 500,
+      maxBuffer: 10_000,
+      pruneEveryMs: 10_000,
+      keep: KEEP_PER_MERCHANT,
+    },
   ) {}
 
   push(entry: LoggedRequest): void {

@@ -2,7 +2,8 @@
 // data never reach the table, whatever field name or shape they arrive in.
 import { cardNumbersIn, maskCardNumbersIn } from '../payments/card.ts';
 
-const SECRET_KEY = /secret|password|passwd|token|apikey|api_key|authorization|cvc|cvv|cvv2|pan|card_?number|cardnumber/i;
+const SECRET_KEY =
+  /secret|password|passwd|token|apikey|api_key|authorization|cvc|cvv|cvv2|pan|card_?number|cardnumber/i;
 /** Runs of 12–19 digits (spaces or dashes allowed) look like a card number: masked to the last 4. */
 const PAN_LIKE = /\b(?:\d[ -]?){8,15}(\d{4})\b/g;
 // No word boundary before the prefix: a secret glued to the text before it ("0whsec_…") is a secret too.
@@ -55,7 +56,9 @@ export function scrubString(s: string): string {
   let out = s;
   for (let before = ''; out !== before; ) {
     before = out;
-    out = maskCardNumbersIn(out).replace(PAN_LIKE, (_m, last4: string) => `••••${last4}`).replace(SECRET_VALUE, '$1_[redacted]');
+    out = maskCardNumbersIn(out)
+      .replace(PAN_LIKE, (_m, last4: string) => `••••${last4}`)
+      .replace(SECRET_VALUE, '$1_[redacted]');
   }
   return out;
 }
@@ -63,7 +66,8 @@ export function scrubString(s: string): string {
 function scrub(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return scrubString(value);
   // A card number sent as a JSON number is a card number too.
-  if (typeof value === 'number') return mayHide(String(value)) && cardNumbersIn(String(value)).length ? maskCardNumbersIn(String(value)) : value;
+  if (typeof value === 'number')
+    return mayHide(String(value)) && cardNumbersIn(String(value)).length ? maskCardNumbersIn(String(value)) : value;
   if (depth > 8 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
   const out: Record<string, unknown> = {};

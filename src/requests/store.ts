@@ -34,7 +34,18 @@ export async function insertRequests(q: Queryable, batch: readonly LoggedRequest
   if (!batch.length) return;
   const params: unknown[] = [];
   const tuples = batch.map((r, i) => {
-    params.push(r.clientId, r.createdAt, r.method, r.path, r.status, r.systemCode, r.latencyMs, r.requestId, r.requestBody, r.responseBody);
+    params.push(
+      r.clientId,
+      r.createdAt,
+      r.method,
+      r.path,
+      r.status,
+      r.systemCode,
+      r.latencyMs,
+      r.requestId,
+      r.requestBody,
+      r.responseBody,
+    );
     return `(${Array.from({ length: COLS }, (_, j) => `$${i * COLS + j + 1}`).join(',')})`;
   });
   await q.query(
@@ -55,7 +66,13 @@ export async function pruneRequests(q: Queryable, clientIds: readonly string[], 
 }
 
 /** Newest first; status as a class (400 to 499 for "4xx") or one code. */
-export async function selectRequests(q: Queryable, clientId: string, status: { from: number; to: number } | null, beforeId: number | null, limit: number): Promise<RequestRow[]> {
+export async function selectRequests(
+  q: Queryable,
+  clientId: string,
+  status: { from: number; to: number } | null,
+  beforeId: number | null,
+  limit: number,
+): Promise<RequestRow[]> {
   const { rows } = await q.query<RequestRow>(
     `SELECT id, created_at, method, path, status, system_code, latency_ms, request_id, request_body, response_body FROM merchant_requests
      WHERE client_id = $1 AND ($2::int IS NULL OR status BETWEEN $2 AND $3) AND ($4::bigint IS NULL OR id < $4)

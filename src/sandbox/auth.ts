@@ -34,7 +34,8 @@ export function sandboxAuth(s: Services) {
 }
 
 /** Whether a sandbox call may act on something of `clientId`'s. */
-export const mayActOn = (request: FastifyRequest, clientId: string): boolean => request.sandboxClientId === null || request.sandboxClientId === clientId;
+export const mayActOn = (request: FastifyRequest, clientId: string): boolean =>
+  request.sandboxClientId === null || request.sandboxClientId === clientId;
 
 /**
  * The merchant a sandbox call names in its body: with merchant credentials the merchant itself

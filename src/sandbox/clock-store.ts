@@ -38,7 +38,9 @@ export class SharedClock {
     if (!this.enabled) return;
     const { rows } = await this.db.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [KEY]);
     this.clock.setOffset(rows[0] ? Number(rows[0].value) : 0);
-    const merchants = await this.db.query<{ client_id: string; ms: string }>('SELECT client_id, clock_offset_ms::text AS ms FROM merchants WHERE clock_offset_ms > 0');
+    const merchants = await this.db.query<{ client_id: string; ms: string }>(
+      'SELECT client_id, clock_offset_ms::text AS ms FROM merchants WHERE clock_offset_ms > 0',
+    );
     for (const r of merchants.rows) this.setMerchant(r.client_id, Number(r.ms));
   }
 
@@ -59,7 +61,10 @@ export class SharedClock {
   /** Re-reads one merchant's offset (a merchant's own clock view is exact, not a tick old). */
   async refreshMerchant(clientId: string): Promise<void> {
     if (!this.enabled) return;
-    const { rows } = await this.db.query<{ ms: string }>('SELECT clock_offset_ms::text AS ms FROM merchants WHERE client_id = $1', [clientId]);
+    const { rows } = await this.db.query<{ ms: string }>(
+      'SELECT clock_offset_ms::text AS ms FROM merchants WHERE client_id = $1',
+      [clientId],
+    );
     if (rows[0]) this.setMerchant(clientId, Number(rows[0].ms));
   }
 

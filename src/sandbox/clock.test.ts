@@ -3,10 +3,23 @@ import { after, before, describe, it } from 'node:test';
 import type { Gateway } from '../gateway.ts';
 import { BACKENDS } from '../testing/databases.ts';
 import { describePostgres } from '../testing/postgres-only.ts';
-import { MerchantClient, accessToken, basicPayment, secondGateway, startTestGateway, useGateway, type TestGateway } from '../testing/harness.ts';
+import {
+  MerchantClient,
+  accessToken,
+  basicPayment,
+  secondGateway,
+  startTestGateway,
+  useGateway,
+  type TestGateway,
+} from '../testing/harness.ts';
 
 const events = async (t: TestGateway, payId: string) =>
-  (await t.gw.services.db.query<{ seq: number; status: string; final: boolean }>('SELECT seq, status, final FROM payment_events WHERE pay_id = $1 ORDER BY seq', [payId])).rows;
+  (
+    await t.gw.services.db.query<{ seq: number; status: string; final: boolean }>(
+      'SELECT seq, status, final FROM payment_events WHERE pay_id = $1 ORDER BY seq',
+      [payId],
+    )
+  ).rows;
 
 for (const backend of BACKENDS) {
   describe(`sandbox clock and expiry [${backend}]`, () => {
@@ -50,16 +63,23 @@ for (const backend of BACKENDS) {
       await ctx.t.gw.services.sharedClock.advance(61); // moves time without sweeping
       const g = (await ctx.m.getPayment(id)).json();
       assert.equal(g.status, 'Expired');
-      assert.deepEqual((await events(ctx.t, id)).map((e) => e.status), ['Expired']);
+      assert.deepEqual(
+        (await events(ctx.t, id)).map((e) => e.status),
+        ['Expired'],
+      );
       assert.equal(await ctx.t.gw.services.sweeper.sweep(), 0);
     });
 
     it('expires a large batch in one sweep', async () => {
       const ids = [];
-      for (let i = 0; i < 30; i++) ids.push((await ctx.m.createPayment(basicPayment({ expirationMinutes: 2 }))).json().payId);
+      for (let i = 0; i < 30; i++)
+        ids.push((await ctx.m.createPayment(basicPayment({ expirationMinutes: 2 }))).json().payId);
       const res = await ctx.t.admin('POST', '/sandbox/v1/clock', { advanceSeconds: 120 });
       assert.equal(res.json().expired, 30);
-      const { rows } = await ctx.t.gw.services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payment_events WHERE pay_id = ANY($1) AND status = 'Expired'`, [ids]);
+      const { rows } = await ctx.t.gw.services.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM payment_events WHERE pay_id = ANY($1) AND status = 'Expired'`,
+        [ids],
+      );
       assert.equal(rows[0]!.n, 30);
     });
   });
@@ -87,7 +107,8 @@ describePostgres('the sandbox clock across processes [postgres]', () => {
       const before = second.services.clock.offset;
       await t.admin('POST', '/sandbox/v1/clock', { advanceSeconds: 7200 });
       const deadline = Date.now() + 5_000;
-      while (second.services.clock.offset < before + 7200_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      while (second.services.clock.offset < before + 7200_000 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
       assert.equal(second.services.clock.offset, t.clock.offset);
       await third.services.sharedClock.refresh();
       assert.equal(third.services.clock.offset, t.clock.offset);
@@ -96,11 +117,20 @@ describePostgres('the sandbox clock across processes [postgres]', () => {
     it('concurrent sweepers in three processes expire each payment exactly once', async () => {
       const m = await MerchantClient.create(t);
       const ids: string[] = [];
-      for (let i = 0; i < 120; i++) ids.push((await m.createPayment(basicPayment({ expirationMinutes: 1 }))).json().payId);
+      for (let i = 0; i < 120; i++)
+        ids.push((await m.createPayment(basicPayment({ expirationMinutes: 1 }))).json().payId);
       await t.gw.services.sharedClock.advance(61);
       for (const g of [second, third]) await g.services.sharedClock.refresh();
-      const counts = await Promise.all([t.gw.services.sweeper.sweep(), second.services.sweeper.sweep(), third.services.sweeper.sweep()]);
-      assert.equal(counts.reduce((a, b) => a + b, 0), 120, `per process ${counts}`);
+      const counts = await Promise.all([
+        t.gw.services.sweeper.sweep(),
+        second.services.sweeper.sweep(),
+        third.services.sweeper.sweep(),
+      ]);
+      assert.equal(
+        counts.reduce((a, b) => a + b, 0),
+        120,
+        `per process ${counts}`,
+      );
       const { rows } = await t.gw.services.db.query<{ pay_id: string; n: number }>(
         `SELECT pay_id, count(*)::int AS n FROM payment_events WHERE pay_id = ANY($1) AND status = 'Expired' GROUP BY pay_id`,
         [ids],
@@ -112,7 +142,10 @@ describePostgres('the sandbox clock across processes [postgres]', () => {
     it('a merchant change in one process reaches the others’ caches', async () => {
       const m = await MerchantClient.create(t);
       const other = new MerchantClient(second.app, m.credentials, m.token);
-      assert.equal((await other.createPayment(basicPayment({ amount: { currency: 'USD', total: 1 } }))).statusCode, 200);
+      assert.equal(
+        (await other.createPayment(basicPayment({ amount: { currency: 'USD', total: 1 } }))).statusCode,
+        200,
+      );
       await t.admin('PATCH', `/admin/v1/merchants/${m.credentials.clientId}`, { currencies: ['GEL'] });
       const deadline = Date.now() + 5_000;
       let code = 200;

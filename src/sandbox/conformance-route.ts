@@ -65,8 +65,10 @@ export function conformanceRoutes(scope: FastifyInstance, s: Services): void {
       const { url, waitSeconds = CONFORMANCE_WAIT.defaultSeconds } = request.body;
       const merchant = request.merchant;
       const verdict = resolveCallbackUrl(url, merchant.callbackUrlPrefixes);
-      if (!verdict.ok) throw invalidField('url', verdict.reason, verdict.unregistered ? ERRORS.callbackUrlNotRegistered : undefined);
-      if (waitSeconds < 1 || waitSeconds > CONFORMANCE_WAIT.maxSeconds) throw invalidField('waitSeconds', `must be an integer from 1 to ${CONFORMANCE_WAIT.maxSeconds}`);
+      if (!verdict.ok)
+        throw invalidField('url', verdict.reason, verdict.unregistered ? ERRORS.callbackUrlNotRegistered : undefined);
+      if (waitSeconds < 1 || waitSeconds > CONFORMANCE_WAIT.maxSeconds)
+        throw invalidField('waitSeconds', `must be an integer from 1 to ${CONFORMANCE_WAIT.maxSeconds}`);
       return runConformance(forRequest(s, request), merchant, url, waitSeconds * 1000);
     },
   );
@@ -75,10 +77,18 @@ export function conformanceRoutes(scope: FastifyInstance, s: Services): void {
     '/callbacks/conformance/:runId',
     {
       ...base,
-      schema: { summary: 'A conformance run’s report', tags: ['Sandbox'], params: Type.Object({ runId: Type.String() }), response: { 200: Report, ...errorResponses } },
+      schema: {
+        summary: 'A conformance run’s report',
+        tags: ['Sandbox'],
+        params: Type.Object({ runId: Type.String() }),
+        response: { 200: Report, ...errorResponses },
+      },
     },
     async (request) => {
-      const run = request.params.runId.length <= 64 ? await selectRun(s.db, request.merchant.clientId, request.params.runId) : null;
+      const run =
+        request.params.runId.length <= 64
+          ? await selectRun(s.db, request.merchant.clientId, request.params.runId)
+          : null;
       if (!run?.report) throw gatewayError(ERRORS.conformanceRunNotFound);
       return run.report as never;
     },

@@ -9,15 +9,31 @@ import type { Queryable } from '../store/db.ts';
 export const CONFORMANCE_PREFIX = 'conformance-';
 
 export async function insertRun(q: Queryable, runId: string, clientId: string, url: string, now: Date): Promise<void> {
-  await q.query('INSERT INTO conformance_runs (run_id, client_id, url, started_at) VALUES ($1, $2, $3, $4)', [runId, clientId, url, now]);
+  await q.query('INSERT INTO conformance_runs (run_id, client_id, url, started_at) VALUES ($1, $2, $3, $4)', [
+    runId,
+    clientId,
+    url,
+    now,
+  ]);
 }
 
 export async function finishRun(q: Queryable, runId: string, report: unknown, now: Date): Promise<void> {
-  await q.query('UPDATE conformance_runs SET finished_at = $2, report = $3 WHERE run_id = $1', [runId, now, JSON.stringify(report)]);
+  await q.query('UPDATE conformance_runs SET finished_at = $2, report = $3 WHERE run_id = $1', [
+    runId,
+    now,
+    JSON.stringify(report),
+  ]);
 }
 
-export async function selectRun(q: Queryable, clientId: string, runId: string): Promise<{ report: unknown; finished_at: Date | null } | null> {
-  const { rows } = await q.query<{ report: unknown; finished_at: Date | null }>('SELECT report, finished_at FROM conformance_runs WHERE run_id = $1 AND client_id = $2', [runId, clientId]);
+export async function selectRun(
+  q: Queryable,
+  clientId: string,
+  runId: string,
+): Promise<{ report: unknown; finished_at: Date | null } | null> {
+  const { rows } = await q.query<{ report: unknown; finished_at: Date | null }>(
+    'SELECT report, finished_at FROM conformance_runs WHERE run_id = $1 AND client_id = $2',
+    [runId, clientId],
+  );
   const row = rows[0];
   if (!row) return null;
   return { ...row, report: typeof row.report === 'string' ? JSON.parse(row.report) : row.report };
@@ -29,11 +45,21 @@ export async function markPayment(q: Queryable, payId: string, runId: string): P
 }
 
 export async function insertProbes(q: Queryable, runId: string, clientId: string, payIds: string[]): Promise<void> {
-  await q.query('INSERT INTO conformance_probes (pay_id, run_id, client_id) SELECT unnest($1::text[]), $2, $3', [payIds, runId, clientId]);
+  await q.query('INSERT INTO conformance_probes (pay_id, run_id, client_id) SELECT unnest($1::text[]), $2, $3', [
+    payIds,
+    runId,
+    clientId,
+  ]);
 }
 
 /** Records the merchant's get-payment call when the id is one a run sent it (else nothing). */
-export async function recordFetch(q: Queryable, clientId: string, payId: string, httpStatus: number, at: Date): Promise<void> {
+export async function recordFetch(
+  q: Queryable,
+  clientId: string,
+  payId: string,
+  httpStatus: number,
+  at: Date,
+): Promise<void> {
   await q.query(
     'INSERT INTO conformance_fetches (run_id, pay_id, http_status, fetched_at) SELECT run_id, pay_id, $3, $4 FROM conformance_probes WHERE pay_id = $1 AND client_id = $2',
     [payId, clientId, httpStatus, at],
@@ -54,23 +80,34 @@ export async function watchConformanceFetch<T extends { merchantPaymentId: strin
   if (s.config.mode !== 'sandbox') return get();
   try {
     const details = await get();
-    if (details.merchantPaymentId?.startsWith(CONFORMANCE_PREFIX)) await recordFetch(s.db, clientId, payId, 200, new Date());
+    if (details.merchantPaymentId?.startsWith(CONFORMANCE_PREFIX))
+      await recordFetch(s.db, clientId, payId, 200, new Date());
     return details;
   } catch (err) {
-    if (err instanceof GatewayError && err.def === ERRORS.paymentNotFound) await recordFetch(s.db, clientId, payId, 404, new Date());
+    if (err instanceof GatewayError && err.def === ERRORS.paymentNotFound)
+      await recordFetch(s.db, clientId, payId, 404, new Date());
     throw err;
   }
 }
 
 /** The merchant's fetches of `payId` in this run since `since`. */
 export async function countFetches(q: Queryable, runId: string, payId: string, since: Date): Promise<number> {
-  const { rows } = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM conformance_fetches WHERE run_id = $1 AND pay_id = $2 AND fetched_at >= $3', [runId, payId, since]);
+  const { rows } = await q.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM conformance_fetches WHERE run_id = $1 AND pay_id = $2 AND fetched_at >= $3',
+    [runId, payId, since],
+  );
   return rows[0]!.n;
 }
 
 /** The final events of a conformance payment, with their delivery rows (oldest first). */
-export async function selectFinalEvents(q: Queryable, payId: string): Promise<{ id: number; seq: number; status: string }[]> {
-  const { rows } = await q.query<{ id: string | number; seq: number; status: string }>('SELECT id, seq, status FROM payment_events WHERE pay_id = $1 AND final ORDER BY seq', [payId]);
+export async function selectFinalEvents(
+  q: Queryable,
+  payId: string,
+): Promise<{ id: number; seq: number; status: string }[]> {
+  const { rows } = await q.query<{ id: string | number; seq: number; status: string }>(
+    'SELECT id, seq, status FROM payment_events WHERE pay_id = $1 AND final ORDER BY seq',
+    [payId],
+  );
   return rows.map((r) => ({ id: Number(r.id), seq: r.seq, status: r.status }));
 }
 
@@ -90,6 +127,17 @@ export async function recordRunAttempt(q: Queryable, a: RunAttempt): Promise<voi
        WHERE event_id = $1 AND status = 'conformance' RETURNING attempts)
      INSERT INTO callback_attempts (event_id, pay_id, attempt, url, started_at, duration_ms, http_status, error, response_excerpt)
      SELECT $1, $2, attempts, $3, $4, $5, $6, $7, $8 FROM d`,
-    [a.eventId, a.payId, a.url, a.startedAt, a.durationMs, a.httpStatus, a.error, a.excerpt, delivered ? null : (a.error ?? `HTTP ${a.httpStatus}`), delivered],
+    [
+      a.eventId,
+      a.payId,
+      a.url,
+      a.startedAt,
+      a.durationMs,
+      a.httpStatus,
+      a.error,
+      a.excerpt,
+      delivered ? null : (a.error ?? `HTTP ${a.httpStatus}`),
+      delivered,
+    ],
   );
 }

@@ -61,7 +61,8 @@ for (const backend of BACKENDS) {
       m.token = await accessToken(ctx.t.app, m.credentials);
       return m.post('/sandbox/v1/callbacks/conformance', body);
     };
-    const verdicts = (report: { cases: { case: string; verdict: string }[] }) => Object.fromEntries(report.cases.map((c) => [c.case, c.verdict]));
+    const verdicts = (report: { cases: { case: string; verdict: string }[] }) =>
+      Object.fromEntries(report.cases.map((c) => [c.case, c.verdict]));
 
     it('passes a merchant that acknowledges every callback and then fetches the payment', async () => {
       const m = await merchant();
@@ -70,13 +71,23 @@ for (const backend of BACKENDS) {
         const res = await run(m, { url: endpoint.url });
         assert.equal(res.statusCode, 200, res.body);
         const report = res.json();
-        assert.deepEqual(verdicts(report), { unpaid: 'pass', duplicate: 'pass', 'out-of-order': 'pass', 'second-final': 'pass', unknown: 'pass' }, JSON.stringify(report.cases, null, 1));
+        assert.deepEqual(
+          verdicts(report),
+          { unpaid: 'pass', duplicate: 'pass', 'out-of-order': 'pass', 'second-final': 'pass', unknown: 'pass' },
+          JSON.stringify(report.cases, null, 1),
+        );
         assert.equal(report.verdict, 'pass');
         const byCase = Object.fromEntries(report.cases.map((c: { case: string }) => [c.case, c]));
         assert.equal(byCase.unpaid.paymentStatus, 'Created', 'the forged success is for a payment that is not paid');
         assert.equal(byCase.unknown.paymentStatus, null);
-        assert.deepEqual(byCase['out-of-order'].callbacks.map((c: { eventStatus: string }) => c.eventStatus), ['Succeeded', 'WaitingConfirm']);
-        assert.deepEqual(byCase['second-final'].callbacks.map((c: { eventStatus: string }) => c.eventStatus), ['Succeeded', 'Returned']);
+        assert.deepEqual(
+          byCase['out-of-order'].callbacks.map((c: { eventStatus: string }) => c.eventStatus),
+          ['Succeeded', 'WaitingConfirm'],
+        );
+        assert.deepEqual(
+          byCase['second-final'].callbacks.map((c: { eventStatus: string }) => c.eventStatus),
+          ['Succeeded', 'Returned'],
+        );
         const dup = byCase.duplicate.callbacks;
         assert.equal(dup[0].callbackId, dup[1].callbackId, 'the duplicate has the same X-Callback-Id');
         // Exactly the run's eight callbacks reached the endpoint (no dispatcher sent its payments' events).
@@ -84,7 +95,9 @@ for (const backend of BACKENDS) {
         assert.equal(endpoint.received.length, 8);
         // Signed like every Karibche callback.
         const first = endpoint.received[0]!;
-        const [t, v1] = String(first.headers['x-callback-signature']).split(',').map((p) => p.split('=')[1]);
+        const [t, v1] = String(first.headers['x-callback-signature'])
+          .split(',')
+          .map((p) => p.split('=')[1]);
         assert.equal(v1, createHmac('sha256', m.credentials.callbackSecret).update(`${t}.${first.body}`).digest('hex'));
         // The payments are the merchant's real sandbox payments, with the run's attempts in their callback log.
         m.token = await accessToken(ctx.t.app, m.credentials);
@@ -92,7 +105,14 @@ for (const backend of BACKENDS) {
         assert.equal(payment.status, 'Returned');
         assert.match(payment.merchantPaymentId, /^conformance-conf_[0-9a-f]{16}-second-final$/);
         const log = (await m.get(`/v1/gateway/payments/${byCase.duplicate.paymentId}/callbacks`)).json();
-        assert.deepEqual([log.callbacks[0].status, log.callbacks[0].attempts, log.callbacks[0].attemptLog.map((a: { httpStatus: number }) => a.httpStatus)], ['conformance', 2, [200, 200]]);
+        assert.deepEqual(
+          [
+            log.callbacks[0].status,
+            log.callbacks[0].attempts,
+            log.callbacks[0].attemptLog.map((a: { httpStatus: number }) => a.httpStatus),
+          ],
+          ['conformance', 2, [200, 200]],
+        );
         // The report can be read again; not by another merchant.
         const again = await m.get(`/sandbox/v1/callbacks/conformance/${report.runId}`);
         assert.deepEqual(again.json(), report);
@@ -111,11 +131,20 @@ for (const backend of BACKENDS) {
         assert.equal(res.statusCode, 200, res.body);
         const report = res.json();
         assert.equal(report.verdict, 'fail');
-        assert.deepEqual(verdicts(report), { unpaid: 'fail', duplicate: 'fail', 'out-of-order': 'fail', 'second-final': 'fail', unknown: 'fail' });
+        assert.deepEqual(verdicts(report), {
+          unpaid: 'fail',
+          duplicate: 'fail',
+          'out-of-order': 'fail',
+          'second-final': 'fail',
+          unknown: 'fail',
+        });
         for (const c of report.cases) {
           assert.equal(c.fetched, false);
           assert.match(c.reason, /did not fetch the payment/);
-          assert.ok(c.callbacks.every((cb: { httpStatus: number }) => cb.httpStatus === 200), 'it did answer 200');
+          assert.ok(
+            c.callbacks.every((cb: { httpStatus: number }) => cb.httpStatus === 200),
+            'it did answer 200',
+          );
         }
       } finally {
         await endpoint.stop();
@@ -127,8 +156,17 @@ for (const backend of BACKENDS) {
       const endpoint = await new Endpoint('dedupes', m).start();
       try {
         const report = (await run(m, { url: endpoint.url, waitSeconds: 1 })).json();
-        assert.deepEqual(verdicts(report), { unpaid: 'pass', duplicate: 'pass', 'out-of-order': 'fail', 'second-final': 'fail', unknown: 'pass' });
-        assert.match(report.cases.find((c: { case: string }) => c.case === 'second-final').reason, /misses that it was Returned/);
+        assert.deepEqual(verdicts(report), {
+          unpaid: 'pass',
+          duplicate: 'pass',
+          'out-of-order': 'fail',
+          'second-final': 'fail',
+          unknown: 'pass',
+        });
+        assert.match(
+          report.cases.find((c: { case: string }) => c.case === 'second-final').reason,
+          /misses that it was Returned/,
+        );
       } finally {
         await endpoint.stop();
       }
@@ -147,7 +185,10 @@ for (const backend of BACKENDS) {
 
     it('needs merchant credentials and a registered callback address; takes no fault meant for the merchant’s own payments', async () => {
       const m = await merchant();
-      assert.equal((await ctx.t.admin('POST', '/sandbox/v1/callbacks/conformance', { url: 'http://127.0.0.1:9/x' })).statusCode, 401);
+      assert.equal(
+        (await ctx.t.admin('POST', '/sandbox/v1/callbacks/conformance', { url: 'http://127.0.0.1:9/x' })).statusCode,
+        401,
+      );
       const foreign = await run(m, { url: 'https://elsewhere.example/callbacks' });
       assert.equal(foreign.statusCode, 400);
       assert.equal(foreign.json().systemCode, 'sandbox.400.016');
@@ -166,7 +207,10 @@ for (const backend of BACKENDS) {
       } finally {
         await endpoint.stop();
       }
-      assert.deepEqual((await m.get('/sandbox/v1/faults')).json().faults.map((f: { remaining: number }) => f.remaining), [1]);
+      assert.deepEqual(
+        (await m.get('/sandbox/v1/faults')).json().faults.map((f: { remaining: number }) => f.remaining),
+        [1],
+      );
     });
   });
 }

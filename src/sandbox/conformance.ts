@@ -23,7 +23,14 @@ import { cancelPayment, completePayment } from '../payments/operations.ts';
 import { selectPaymentById } from '../payments/store.ts';
 import type { Db } from '../store/db.ts';
 import {
-  CONFORMANCE_PREFIX, countFetches, finishRun, insertProbes, insertRun, markPayment, recordRunAttempt, selectFinalEvents,
+  CONFORMANCE_PREFIX,
+  countFetches,
+  finishRun,
+  insertProbes,
+  insertRun,
+  markPayment,
+  recordRunAttempt,
+  selectFinalEvents,
 } from './conformance-store.ts';
 
 export type CaseName = 'unpaid' | 'duplicate' | 'out-of-order' | 'second-final' | 'unknown';
@@ -61,13 +68,21 @@ export interface ConformanceReport {
   finishedAt: string;
 }
 
-type Deps = Pick<PaymentDeps, 'db' | 'clock' | 'acquirer' | 'config' | 'log' | 'metrics'> & { config: Config; db: Db; clock: Clock };
+type Deps = Pick<PaymentDeps, 'db' | 'clock' | 'acquirer' | 'config' | 'log' | 'metrics'> & {
+  config: Config;
+  db: Db;
+  clock: Clock;
+};
 
 const DESCRIPTIONS: Record<CaseName, string> = {
-  unpaid: 'A callback for a payment that is not paid (Created): only a fetch shows it is not paid; a merchant that trusts the callback ships an unpaid order.',
-  duplicate: 'The same callback twice (same X-Callback-Id): both must be acknowledged with 2xx, and the order handled once.',
-  'out-of-order': 'Two callbacks of one payment in the wrong order (the later status first): after the stale one the merchant must fetch, and keep the newer status.',
-  'second-final': 'A second final status for one payment (returned after it succeeded): a merchant that drops callbacks by PaymentId misses the refund.',
+  unpaid:
+    'A callback for a payment that is not paid (Created): only a fetch shows it is not paid; a merchant that trusts the callback ships an unpaid order.',
+  duplicate:
+    'The same callback twice (same X-Callback-Id): both must be acknowledged with 2xx, and the order handled once.',
+  'out-of-order':
+    'Two callbacks of one payment in the wrong order (the later status first): after the stale one the merchant must fetch, and keep the newer status.',
+  'second-final':
+    'A second final status for one payment (returned after it succeeded): a merchant that drops callbacks by PaymentId misses the refund.',
   unknown: 'A callback for a PaymentId that does not exist: the fetch answers 404; the endpoint must not fail on it.',
 };
 
@@ -77,7 +92,12 @@ const ok2xx = (r: { httpStatus: number | null }) => r.httpStatus !== null && r.h
 function choosePayment(merchant: Merchant): { currency: string; method: number; preAuth: boolean } {
   const currency = merchant.currencies.includes('GEL') ? 'GEL' : merchant.currencies[0]!;
   const usable = (preAuth: boolean) =>
-    [METHOD.card, ...merchant.methods].find((m) => merchant.methods.includes(m) && !needsProducts(m) && methodRefusal(m, { currency, preAuth, saveCard: false, split: false }) === null);
+    [METHOD.card, ...merchant.methods].find(
+      (m) =>
+        merchant.methods.includes(m) &&
+        !needsProducts(m) &&
+        methodRefusal(m, { currency, preAuth, saveCard: false, split: false }) === null,
+    );
   const preAuthMethod = usable(true);
   if (preAuthMethod !== undefined) return { currency, method: preAuthMethod, preAuth: true };
   return { currency, method: usable(false) ?? METHOD.card, preAuth: false };
@@ -85,13 +105,22 @@ function choosePayment(merchant: Merchant): { currency: string; method: number; 
 
 /** The customer's approval with that method (the sandbox's approving card for a card). */
 function approval(method: number): AttemptDetails {
-  if (method === METHOD.card) return { method: METHOD.card, card: { number: '4111111111111111', expMonth: 12, expYear: 2099, securityCode: '123', holder: 'CONFORMANCE RUN' } };
+  if (method === METHOD.card)
+    return {
+      method: METHOD.card,
+      card: { number: '4111111111111111', expMonth: 12, expYear: 2099, securityCode: '123', holder: 'CONFORMANCE RUN' },
+    };
   const checked = checkChoice(method, { outcome: 'approve' }, { year: 2000, month: 1 });
   if (!checked.ok) throw new Error(`method ${method} cannot be approved without a customer's input`);
   return checked.details;
 }
 
-export async function runConformance(s: Deps, merchant: Merchant, url: string, waitMs: number): Promise<ConformanceReport> {
+export async function runConformance(
+  s: Deps,
+  merchant: Merchant,
+  url: string,
+  waitMs: number,
+): Promise<ConformanceReport> {
   const runId = `conf_${randomHex(8)}`;
   const startedAt = new Date();
   await insertRun(s.db, runId, merchant.clientId, url, s.clock.now());
@@ -99,20 +128,26 @@ export async function runConformance(s: Deps, merchant: Merchant, url: string, w
 
   /** A real payment of the merchant, marked as the run's before anything happens to it. */
   const payment = async (name: CaseName, opts: { preAuth?: boolean; pay?: boolean } = {}) => {
-    const created = await createPayment(s, merchant, {
-      // 1.00: within any test-mode limit and the bank profile's limits.
-      amount: { currency, total: '1.00' },
-      returnurl: `${s.config.publicUrl}/healthz`,
-      callbackUrl: url,
-      merchantPaymentId: `${CONFORMANCE_PREFIX}${runId}-${name}`,
-      description: 'Callback conformance run',
-      methods: [method],
-      preAuth: opts.preAuth === true,
-    }, unkeyed(s.db));
+    const created = await createPayment(
+      s,
+      merchant,
+      {
+        // 1.00: within any test-mode limit and the bank profile's limits.
+        amount: { currency, total: '1.00' },
+        returnurl: `${s.config.publicUrl}/healthz`,
+        callbackUrl: url,
+        merchantPaymentId: `${CONFORMANCE_PREFIX}${runId}-${name}`,
+        description: 'Callback conformance run',
+        methods: [method],
+        preAuth: opts.preAuth === true,
+      },
+      unkeyed(s.db),
+    );
     await markPayment(s.db, created.payId, runId);
     if (opts.pay) {
       const paid = await attemptPayment(s, created.payId, approval(method));
-      if (paid.status !== 'Succeeded' && paid.status !== 'WaitingConfirm') throw new Error(`the conformance payment was not approved (${paid.status} ${paid.result_code})`);
+      if (paid.status !== 'Succeeded' && paid.status !== 'WaitingConfirm')
+        throw new Error(`the conformance payment was not approved (${paid.status} ${paid.result_code})`);
     }
     return created.payId;
   };
@@ -124,13 +159,28 @@ export async function runConformance(s: Deps, merchant: Merchant, url: string, w
     // Two statuses of one payment: authorised then completed, or (no method can pre-authorise) paid then partly refunded.
     twoStatuses = await payment('out-of-order', { pay: true, preAuth });
     if (preAuth) await completePayment(s, merchant.clientId, twoStatuses, 100, unkeyed(s.db));
-    else await cancelPayment(s, merchant.clientId, twoStatuses, { amount: 50, splitIban: null, splitAmount: null }, unkeyed(s.db));
+    else
+      await cancelPayment(
+        s,
+        merchant.clientId,
+        twoStatuses,
+        { amount: 50, splitIban: null, splitAmount: null },
+        unkeyed(s.db),
+      );
     refunded = await payment('second-final', { pay: true });
-    await cancelPayment(s, merchant.clientId, refunded, { amount: null, splitIban: null, splitAmount: null }, unkeyed(s.db));
+    await cancelPayment(
+      s,
+      merchant.clientId,
+      refunded,
+      { amount: null, splitIban: null, splitAmount: null },
+      unkeyed(s.db),
+    );
   } catch (err) {
     // The merchant's settings refuse the run's payments (no usable method, its limits reached).
     if (!(err instanceof GatewayError)) throw err;
-    throw gatewayError(ERRORS.invalidRequest, { detail: `The run could not make its payments of 1.00 ${currency} with method ${method}: ${err.detail ?? err.def.title}` });
+    throw gatewayError(ERRORS.invalidRequest, {
+      detail: `The run could not make its payments of 1.00 ${currency} with method ${method}: ${err.detail ?? err.def.title}`,
+    });
   }
   const unknown = randomHex(16);
   await insertProbes(s.db, runId, merchant.clientId, [unpaid, duplicate, twoStatuses, refunded, unknown]);
@@ -138,14 +188,45 @@ export async function runConformance(s: Deps, merchant: Merchant, url: string, w
   const secrets = activeSecrets(merchant, s.clock.now());
   const options = sendOptionsFor(s.config);
   /** One callback to the endpoint; an event's send is logged on its delivery. */
-  const send = async (payId: string, event: { id: number; seq: number; status: string } | null): Promise<SentCallback & { sentAt: Date }> => {
+  const send = async (
+    payId: string,
+    event: { id: number; seq: number; status: string } | null,
+  ): Promise<SentCallback & { sentAt: Date }> => {
     const id = event ? callbackId(event.id) : `evt_conf_${randomHex(8)}`;
     const sentAt = new Date();
-    const r: SendResult = await sendCallback(url, payId, { callbackId: id, sequence: event?.seq ?? 1, secrets, timestamp: Math.floor(Date.now() / 1000), bare: merchant.profile === 'bank' }, options);
+    const r: SendResult = await sendCallback(
+      url,
+      payId,
+      {
+        callbackId: id,
+        sequence: event?.seq ?? 1,
+        secrets,
+        timestamp: Math.floor(Date.now() / 1000),
+        bare: merchant.profile === 'bank',
+      },
+      options,
+    );
     if (event) {
-      await recordRunAttempt(s.db, { eventId: event.id, payId, url, startedAt: s.clock.now(), durationMs: r.durationMs, httpStatus: r.httpStatus, error: r.error, excerpt: r.excerpt });
+      await recordRunAttempt(s.db, {
+        eventId: event.id,
+        payId,
+        url,
+        startedAt: s.clock.now(),
+        durationMs: r.durationMs,
+        httpStatus: r.httpStatus,
+        error: r.error,
+        excerpt: r.excerpt,
+      });
     }
-    return { callbackId: id, sequence: event?.seq ?? 1, eventStatus: event?.status ?? null, httpStatus: r.httpStatus, error: r.error, durationMs: r.durationMs, sentAt };
+    return {
+      callbackId: id,
+      sequence: event?.seq ?? 1,
+      eventStatus: event?.status ?? null,
+      httpStatus: r.httpStatus,
+      error: r.error,
+      durationMs: r.durationMs,
+      sentAt,
+    };
   };
   /** Fetches of the payment since `since`, waiting up to waitMs for the first. */
   const fetchesSince = async (payId: string, since: Date) => {
@@ -168,7 +249,13 @@ export async function runConformance(s: Deps, merchant: Merchant, url: string, w
   const statusOf = async (payId: string) => (await selectPaymentById(s.db, payId))?.status ?? null;
 
   const cases: CaseReport[] = [];
-  const report = async (name: CaseName, payId: string, sent: (SentCallback & { sentAt: Date })[], after: Date, judge: (fetched: boolean) => string | null) => {
+  const report = async (
+    name: CaseName,
+    payId: string,
+    sent: (SentCallback & { sentAt: Date })[],
+    after: Date,
+    judge: (fetched: boolean) => string | null,
+  ) => {
     const fetches = await fetchesSince(payId, after);
     const problem = judge(fetches > 0);
     cases.push({
@@ -184,19 +271,26 @@ export async function runConformance(s: Deps, merchant: Merchant, url: string, w
     });
   };
   const answered = (c: SentCallback) => (c.httpStatus === null ? `no answer (${c.error})` : `HTTP ${c.httpStatus}`);
-  const noFetch = 'did not fetch the payment with get-payment after the callback: the callback carries no status, only a fetch tells it';
+  const noFetch =
+    'did not fetch the payment with get-payment after the callback: the callback carries no status, only a fetch tells it';
 
   // 1. A callback for a payment that is not paid.
   {
     const sent = [await send(unpaid, null)];
-    await report('unpaid', unpaid, sent, sent[0]!.sentAt, (fetched) => (fetched ? null : `${noFetch} (the payment is Created: not paid)`));
+    await report('unpaid', unpaid, sent, sent[0]!.sentAt, (fetched) =>
+      fetched ? null : `${noFetch} (the payment is Created: not paid)`,
+    );
   }
   // 2. The same callback twice.
   {
     const [event] = await events(duplicate);
     const sent = [await send(duplicate, event!), await send(duplicate, event!)];
     await report('duplicate', duplicate, sent, sent[0]!.sentAt, (fetched) =>
-      !sent.every(ok2xx) ? `answered ${sent.map(answered).join(' then ')}: a duplicate must be acknowledged with 2xx too, or it is sent again` : fetched ? null : noFetch,
+      !sent.every(ok2xx)
+        ? `answered ${sent.map(answered).join(' then ')}: a duplicate must be acknowledged with 2xx too, or it is sent again`
+        : fetched
+          ? null
+          : noFetch,
     );
   }
   // 3. Two statuses of one payment, the later first.
@@ -207,7 +301,11 @@ export async function runConformance(s: Deps, merchant: Merchant, url: string, w
     await settle(twoStatuses, sent[0]!.sentAt);
     sent.push(await send(twoStatuses, older));
     await report('out-of-order', twoStatuses, sent, sent[1]!.sentAt, (fetched) =>
-      !sent.every(ok2xx) ? `answered ${sent.map(answered).join(' then ')}` : fetched ? null : `${noFetch}; after the stale ${older.status} callback the payment is still ${newer.status}`,
+      !sent.every(ok2xx)
+        ? `answered ${sent.map(answered).join(' then ')}`
+        : fetched
+          ? null
+          : `${noFetch}; after the stale ${older.status} callback the payment is still ${newer.status}`,
     );
   }
   // 4. A second final status of one payment (returned after it succeeded).
@@ -217,14 +315,24 @@ export async function runConformance(s: Deps, merchant: Merchant, url: string, w
     await settle(refunded, sent[0]!.sentAt);
     sent.push(await send(refunded, evs.at(-1)!));
     await report('second-final', refunded, sent, sent[1]!.sentAt, (fetched) =>
-      !sent.every(ok2xx) ? `answered ${sent.map(answered).join(' then ')}` : fetched ? null : `${noFetch}; a merchant that drops later callbacks of the same PaymentId misses that it was ${evs.at(-1)!.status}`,
+      !sent.every(ok2xx)
+        ? `answered ${sent.map(answered).join(' then ')}`
+        : fetched
+          ? null
+          : `${noFetch}; a merchant that drops later callbacks of the same PaymentId misses that it was ${evs.at(-1)!.status}`,
     );
   }
   // 5. A PaymentId that does not exist.
   {
     const sent = [await send(unknown, null)];
     await report('unknown', unknown, sent, sent[0]!.sentAt, (fetched) =>
-      sent[0]!.httpStatus === null ? `the endpoint gave no answer (${sent[0]!.error})` : sent[0]!.httpStatus >= 500 ? `answered HTTP ${sent[0]!.httpStatus}: the endpoint fails on an unknown PaymentId` : fetched ? null : noFetch,
+      sent[0]!.httpStatus === null
+        ? `the endpoint gave no answer (${sent[0]!.error})`
+        : sent[0]!.httpStatus >= 500
+          ? `answered HTTP ${sent[0]!.httpStatus}: the endpoint fails on an unknown PaymentId`
+          : fetched
+            ? null
+            : noFetch,
     );
   }
 
@@ -237,6 +345,15 @@ export async function runConformance(s: Deps, merchant: Merchant, url: string, w
     finishedAt: new Date().toISOString(),
   };
   await finishRun(s.db, runId, result, s.clock.now());
-  s.log.info({ event: 'sandbox.conformance', clientId: merchant.clientId, runId, verdict: result.verdict, failed: cases.filter((c) => c.verdict === 'fail').map((c) => c.case) }, 'callback conformance run finished');
+  s.log.info(
+    {
+      event: 'sandbox.conformance',
+      clientId: merchant.clientId,
+      runId,
+      verdict: result.verdict,
+      failed: cases.filter((c) => c.verdict === 'fail').map((c) => c.case),
+    },
+    'callback conformance run finished',
+  );
   return result;
 }

@@ -8,7 +8,14 @@ import { EXAMPLES } from '../api/examples.ts';
 import { errorResponses } from '../api/schemas.ts';
 import type { Services } from '../services.ts';
 import { sandboxAuth } from './auth.ts';
-import { FAULT_OPERATIONS, FAULT_OUTCOMES, MAX_FAULT_TIMES, dropWaitingFaults, setFault, waitingFaults } from './faults.ts';
+import {
+  FAULT_OPERATIONS,
+  FAULT_OUTCOMES,
+  MAX_FAULT_TIMES,
+  dropWaitingFaults,
+  setFault,
+  waitingFaults,
+} from './faults.ts';
 
 const FaultView = Type.Object({
   id: Type.Integer(),
@@ -33,11 +40,14 @@ export function faultRoutes(scope: FastifyInstance, s: Services): void {
         description:
           'Merchant credentials (apikey + bearer token). The merchant’s next `times` (default 1) operations of the kind fail: `decline` (declined, resultCode decline_general), `lost` (the acquirer performs it and the answer is lost: the payment stays processing and the reconciler finishes it), `error` (the acquirer fails and performs nothing: an attempt is declined with check_with_acquirer, a capture, void or refund is answered 502 and may be retried). `authorise` is a customer’s attempt at the checkout; `execution` a saved-card charge.',
         tags,
-        body: Type.Object({
-          operation: Type.String({ description: FAULT_OPERATIONS.join(', ') }),
-          outcome: Type.String({ description: FAULT_OUTCOMES.join(', ') }),
-          times: Type.Optional(Type.Integer({ description: `1–${MAX_FAULT_TIMES}, default 1` })),
-        }, { examples: [EXAMPLES.faultBody] }),
+        body: Type.Object(
+          {
+            operation: Type.String({ description: FAULT_OPERATIONS.join(', ') }),
+            outcome: Type.String({ description: FAULT_OUTCOMES.join(', ') }),
+            times: Type.Optional(Type.Integer({ description: `1–${MAX_FAULT_TIMES}, default 1` })),
+          },
+          { examples: [EXAMPLES.faultBody] },
+        ),
         response: { 201: FaultView, ...errorResponses },
       },
     },
@@ -51,13 +61,27 @@ export function faultRoutes(scope: FastifyInstance, s: Services): void {
 
   app.get(
     '/faults',
-    { ...base, schema: { summary: 'The merchant’s faults still waiting', tags, response: { 200: Type.Object({ faults: Type.Array(FaultView) }), ...errorResponses } } },
+    {
+      ...base,
+      schema: {
+        summary: 'The merchant’s faults still waiting',
+        tags,
+        response: { 200: Type.Object({ faults: Type.Array(FaultView) }), ...errorResponses },
+      },
+    },
     async (request) => ({ faults: await waitingFaults(s.db, request.merchant.clientId) }),
   );
 
   app.delete(
     '/faults',
-    { ...base, schema: { summary: 'Drop the merchant’s waiting faults', tags, response: { 200: Type.Object({ cleared: Type.Integer() }), ...errorResponses } } },
+    {
+      ...base,
+      schema: {
+        summary: 'Drop the merchant’s waiting faults',
+        tags,
+        response: { 200: Type.Object({ cleared: Type.Integer() }), ...errorResponses },
+      },
+    },
     async (request) => ({ cleared: await dropWaitingFaults(s.db, request.merchant.clientId) }),
   );
 }

@@ -12,9 +12,23 @@ interface FaultRow {
   created_at: Date;
 }
 
-const toFault = (r: FaultRow): Fault => ({ id: Number(r.id), operation: r.operation, outcome: r.outcome, times: r.times, remaining: r.remaining, createdAt: r.created_at.toISOString() });
+const toFault = (r: FaultRow): Fault => ({
+  id: Number(r.id),
+  operation: r.operation,
+  outcome: r.outcome,
+  times: r.times,
+  remaining: r.remaining,
+  createdAt: r.created_at.toISOString(),
+});
 
-export async function insertFault(q: Queryable, clientId: string, operation: FaultOperation, outcome: FaultOutcome, times: number, now: Date): Promise<Fault> {
+export async function insertFault(
+  q: Queryable,
+  clientId: string,
+  operation: FaultOperation,
+  outcome: FaultOutcome,
+  times: number,
+  now: Date,
+): Promise<Fault> {
   const { rows } = await q.query<FaultRow>(
     'INSERT INTO sandbox_faults (client_id, operation, outcome, times, remaining, created_at) VALUES ($1, $2, $3, $4, $4, $5) RETURNING *',
     [clientId, operation, outcome, times, now],
@@ -24,13 +38,18 @@ export async function insertFault(q: Queryable, clientId: string, operation: Fau
 
 /** The merchant's faults still waiting for an operation, oldest first (the order they are used in). */
 export async function selectOpenFaults(q: Queryable, clientId: string): Promise<Fault[]> {
-  const { rows } = await q.query<FaultRow>('SELECT * FROM sandbox_faults WHERE client_id = $1 AND remaining > 0 ORDER BY id', [clientId]);
+  const { rows } = await q.query<FaultRow>(
+    'SELECT * FROM sandbox_faults WHERE client_id = $1 AND remaining > 0 ORDER BY id',
+    [clientId],
+  );
   return rows.map(toFault);
 }
 
 /** Drops the merchant's waiting faults; returns how many there were. */
 export async function clearFaults(q: Queryable, clientId: string): Promise<number> {
-  const { rowCount } = await q.query('UPDATE sandbox_faults SET remaining = 0 WHERE client_id = $1 AND remaining > 0', [clientId]);
+  const { rowCount } = await q.query('UPDATE sandbox_faults SET remaining = 0 WHERE client_id = $1 AND remaining > 0', [
+    clientId,
+  ]);
   return rowCount ?? 0;
 }
 
@@ -41,7 +60,13 @@ export async function clearFaults(q: Queryable, clientId: string): Promise<numbe
  * and the count lowered together, so several gateway processes never give one fault to two
  * operations, or two faults to one.
  */
-export async function takeFault(q: Queryable, payId: string, reference: string, operation: FaultOperation, now: Date): Promise<FaultOutcome | null> {
+export async function takeFault(
+  q: Queryable,
+  payId: string,
+  reference: string,
+  operation: FaultOperation,
+  now: Date,
+): Promise<FaultOutcome | null> {
   const { rows } = await q.query<{ outcome: FaultOutcome }>(
     `WITH pick AS (
        SELECT f.id, f.outcome FROM sandbox_faults f JOIN payments p ON p.client_id = f.client_id

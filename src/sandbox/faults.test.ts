@@ -5,7 +5,17 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { reconcile } from '../payments/reconciler.ts';
 import { BACKENDS } from '../testing/databases.ts';
-import { EVERYTHING, MerchantClient, TEST_ACQUIRER_MODULE, accessToken, basicPayment, createPaid, secondGateway, startTestGateway, useGateway } from '../testing/harness.ts';
+import {
+  EVERYTHING,
+  MerchantClient,
+  TEST_ACQUIRER_MODULE,
+  accessToken,
+  basicPayment,
+  createPaid,
+  secondGateway,
+  startTestGateway,
+  useGateway,
+} from '../testing/harness.ts';
 
 for (const backend of BACKENDS) {
   describe(`sandbox faults on demand [${backend}]`, () => {
@@ -21,7 +31,8 @@ for (const backend of BACKENDS) {
       assert.equal(res.statusCode, 200, res.body);
       return res.json().payId as string;
     };
-    const simulate = (payId: string, body: Record<string, unknown> = { card: '4111111111111111' }) => ctx.t.admin('POST', `/sandbox/v1/payments/${payId}/simulate`, body);
+    const simulate = (payId: string, body: Record<string, unknown> = { card: '4111111111111111' }) =>
+      ctx.t.admin('POST', `/sandbox/v1/payments/${payId}/simulate`, body);
     const reconcileLater = async () => {
       const s = ctx.t.gw.services;
       await s.sharedClock.advance(s.config.reconcileAfterSeconds + 1);
@@ -31,20 +42,41 @@ for (const backend of BACKENDS) {
       const payId = await createPaid(ctx.t, ctx.m, { saveCard: true });
       return (await get(payId)).recurringCard.recId as string;
     };
-    const execute = async (recId: string, headers: Record<string, string> = {}) => (await fresh()).post('/v1/gateway/payments/execution', { recId, money: { amount: '3.00', currency: 'GEL' } }, headers);
+    const execute = async (recId: string, headers: Record<string, string> = {}) =>
+      (await fresh()).post(
+        '/v1/gateway/payments/execution',
+        { recId, money: { amount: '3.00', currency: 'GEL' } },
+        headers,
+      );
     const open = async () => (await fresh()).get('/sandbox/v1/faults');
 
     it('needs the merchant’s credentials and valid values; says what is waiting', async () => {
-      assert.equal((await ctx.t.admin('POST', '/sandbox/v1/faults', { operation: 'refund', outcome: 'decline' })).statusCode, 401);
+      assert.equal(
+        (await ctx.t.admin('POST', '/sandbox/v1/faults', { operation: 'refund', outcome: 'decline' })).statusCode,
+        401,
+      );
       const bad = await fault({ operation: 'charge', outcome: 'explode', times: 0 });
       assert.equal(bad.statusCode, 400, bad.body);
-      assert.deepEqual(bad.json().invalidParams.map((p: { name: string }) => p.name), ['operation', 'outcome', 'times']);
+      assert.deepEqual(
+        bad.json().invalidParams.map((p: { name: string }) => p.name),
+        ['operation', 'outcome', 'times'],
+      );
       assert.equal((await fault({ operation: 'refund', outcome: 'decline', times: 101 })).statusCode, 400);
       const made = await fault({ operation: 'capture', outcome: 'lost', times: 2 });
       assert.equal(made.statusCode, 201, made.body);
-      assert.deepEqual([made.json().operation, made.json().outcome, made.json().times, made.json().remaining], ['capture', 'lost', 2, 2]);
-      assert.deepEqual((await open()).json().faults.map((f: { id: number }) => f.id), [made.json().id]);
-      const cleared = await (await fresh()).app.inject({ method: 'DELETE', url: '/sandbox/v1/faults', headers: ctx.m.headers() });
+      assert.deepEqual(
+        [made.json().operation, made.json().outcome, made.json().times, made.json().remaining],
+        ['capture', 'lost', 2, 2],
+      );
+      assert.deepEqual(
+        (await open()).json().faults.map((f: { id: number }) => f.id),
+        [made.json().id],
+      );
+      const cleared = await (await fresh()).app.inject({
+        method: 'DELETE',
+        url: '/sandbox/v1/faults',
+        headers: ctx.m.headers(),
+      });
       assert.deepEqual(cleared.json(), { cleared: 1 });
       assert.deepEqual((await open()).json().faults, []);
     });
@@ -98,7 +130,11 @@ for (const backend of BACKENDS) {
       it(`${operation}: decline (400, nothing moves), lost (503, the reconciler finishes it), error (502, nothing moves, a retry with the key works)`, async () => {
         const payIdFor = async () => createPaid(ctx.t, ctx.m, operation === 'refund' ? {} : { preAuth: true });
         const call = async (payId: string, headers: Record<string, string> = {}) =>
-          (await fresh()).post(`/v1/gateway/payments/${payId}/${operation === 'capture' ? 'completion' : 'cancel'}`, operation === 'capture' ? { amount: '10.00' } : {}, headers);
+          (await fresh()).post(
+            `/v1/gateway/payments/${payId}/${operation === 'capture' ? 'completion' : 'cancel'}`,
+            operation === 'capture' ? { amount: '10.00' } : {},
+            headers,
+          );
         const before = operation === 'refund' ? 'Succeeded' : 'WaitingConfirm';
         const done = operation === 'capture' ? 'Succeeded' : 'Returned';
         const processing = operation === 'capture' ? 'PaymentCompletionProcessing' : 'CancelPaymentProcessing';
@@ -108,7 +144,10 @@ for (const backend of BACKENDS) {
         let payId = await payIdFor();
         let res = await call(payId);
         assert.equal(res.statusCode, 400, res.body);
-        assert.deepEqual([res.json().systemCode, res.json().resultCode], [`${systemCodeOp}.400.055`, 'decline_general']);
+        assert.deepEqual(
+          [res.json().systemCode, res.json().resultCode],
+          [`${systemCodeOp}.400.055`, 'decline_general'],
+        );
         assert.equal((await get(payId)).status, before);
         assert.equal((await call(payId)).statusCode, 200, 'the fault was used once');
         assert.equal((await get(payId)).status, done);
@@ -141,7 +180,8 @@ for (const backend of BACKENDS) {
       await fault({ operation: 'refund', outcome: 'decline', times: 2 });
       const ids = [await createPaid(ctx.t, ctx.m), await createPaid(ctx.t, ctx.m), await createPaid(ctx.t, ctx.m)];
       const answers = [];
-      for (const id of ids) answers.push((await (await fresh()).post(`/v1/gateway/payments/${id}/cancel`, {})).statusCode);
+      for (const id of ids)
+        answers.push((await (await fresh()).post(`/v1/gateway/payments/${id}/cancel`, {})).statusCode);
       assert.deepEqual(answers, [400, 400, 200]);
 
       await fault({ operation: 'refund', outcome: 'lost', times: 2 });
@@ -149,7 +189,11 @@ for (const backend of BACKENDS) {
       assert.equal((await (await fresh()).post(`/v1/gateway/payments/${lost}/cancel`, {})).statusCode, 503);
       await reconcileLater();
       assert.equal((await get(lost)).status, 'Returned');
-      assert.deepEqual((await open()).json().faults.map((f: { remaining: number }) => f.remaining), [1], 'the reconciler’s repeated call took nothing');
+      assert.deepEqual(
+        (await open()).json().faults.map((f: { remaining: number }) => f.remaining),
+        [1],
+        'the reconciler’s repeated call took nothing',
+      );
       await (await fresh()).app.inject({ method: 'DELETE', url: '/sandbox/v1/faults', headers: ctx.m.headers() });
     });
 
@@ -172,7 +216,14 @@ for (const backend of BACKENDS) {
           const m = await fresh();
           const apps = [ctx.t.app, second.app];
           const codes = await Promise.all(
-            ids.map((id, i) => apps[i % 2]!.inject({ method: 'POST', url: `/v1/gateway/payments/${id}/cancel`, payload: {}, headers: m.headers({ 'content-type': 'application/json' }) })),
+            ids.map((id, i) =>
+              apps[i % 2]!.inject({
+                method: 'POST',
+                url: `/v1/gateway/payments/${id}/cancel`,
+                payload: {},
+                headers: m.headers({ 'content-type': 'application/json' }),
+              }),
+            ),
           );
           const count = (c: number) => codes.filter((r) => r.statusCode === c).length;
           assert.deepEqual([count(400), count(200)], [3, 5], codes.map((r) => r.statusCode).join(','));
@@ -190,7 +241,10 @@ for (const backend of BACKENDS) {
 
     it('answers 429 or 503 with Retry-After before anything runs; the Idempotency-Key stays free', async () => {
       const key = { 'idempotency-key': `simulated-${backend}` };
-      for (const [value, status, code] of [['429', 429, 'create-payment.429.001'], ['503', 503, 'create-payment.503.001']] as const) {
+      for (const [value, status, code] of [
+        ['429', 429, 'create-payment.429.001'],
+        ['503', 503, 'create-payment.503.001'],
+      ] as const) {
         const res = await ctx.m.createPayment(basicPayment(), { ...key, 'karibche-simulate-fault': value });
         assert.equal(res.statusCode, status, res.body);
         assert.equal(res.json().systemCode, code);
@@ -205,7 +259,11 @@ for (const backend of BACKENDS) {
       assert.equal(replay.headers['idempotent-replayed'], 'true');
       assert.equal(replay.json().payId, first.json().payId);
       // Any merchant endpoint, a GET too.
-      assert.equal((await ctx.m.get(`/v1/gateway/payments/${first.json().payId}`, { 'karibche-simulate-fault': '503' })).statusCode, 503);
+      assert.equal(
+        (await ctx.m.get(`/v1/gateway/payments/${first.json().payId}`, { 'karibche-simulate-fault': '503' }))
+          .statusCode,
+        503,
+      );
     });
 
     it('refuses other values with a 400 that names the header', async () => {
@@ -218,7 +276,10 @@ for (const backend of BACKENDS) {
 
 describe('the Karibche-Simulate-Fault header in production', () => {
   it('is ignored: the request is served', async () => {
-    const t = await startTestGateway(BACKENDS[0]!, { KARIBCHE_MODE: 'production', KARIBCHE_ACQUIRER_MODULE: TEST_ACQUIRER_MODULE });
+    const t = await startTestGateway(BACKENDS[0]!, {
+      KARIBCHE_MODE: 'production',
+      KARIBCHE_ACQUIRER_MODULE: TEST_ACQUIRER_MODULE,
+    });
     try {
       const m = await MerchantClient.create(t);
       const res = await m.createPayment(basicPayment(), { 'karibche-simulate-fault': '503' });

@@ -4,7 +4,14 @@
 // database and each acquirer call takes one with a single statement, so several gateway processes
 // never give one fault to two operations, or two faults to one.
 import type { Clock } from '../clock.ts';
-import { AcquirerFailed, AcquirerNoAnswer, type Acquirer, type AcquirerResult, type AuthoriseRequest, type OperationAnswer } from '../acquirer/acquirer.ts';
+import {
+  AcquirerFailed,
+  AcquirerNoAnswer,
+  type Acquirer,
+  type AcquirerResult,
+  type AuthoriseRequest,
+  type OperationAnswer,
+} from '../acquirer/acquirer.ts';
 import { Violations } from '../errors/gateway-error.ts';
 import type { Db } from '../store/db.ts';
 import { clearFaults, insertFault, selectOpenFaults, takeFault } from './faults-store.ts';
@@ -36,7 +43,11 @@ export interface FaultRequest {
 }
 
 /** Sets a fault for the merchant's next `times` operations of a kind; 400 with every bad field. */
-export async function setFault(s: { db: Db; clock: Clock }, clientId: string, { operation, outcome, times }: FaultRequest): Promise<Fault> {
+export async function setFault(
+  s: { db: Db; clock: Clock },
+  clientId: string,
+  { operation, outcome, times }: FaultRequest,
+): Promise<Fault> {
   const v = new Violations();
   // find() narrows the text to the listed kinds without a cast.
   const op = FAULT_OPERATIONS.find((o) => o === operation);
@@ -58,23 +69,34 @@ export const dropWaitingFaults = (db: Db, clientId: string): Promise<number> => 
 /** The acquirer with the merchants' faults applied. Production never builds this (gateway.ts). */
 export function withSandboxFaults(acquirer: Acquirer, db: Db, clock: Clock): Acquirer {
   /** Runs `perform` unless a fault says otherwise. */
-  async function faulted<R>(reference: string, operation: FaultOperation, declined: R, perform: () => Promise<R>): Promise<R> {
+  async function faulted<R>(
+    reference: string,
+    operation: FaultOperation,
+    declined: R,
+    perform: () => Promise<R>,
+  ): Promise<R> {
     const fault = await takeFault(db, reference.split('.')[0]!, reference, operation, clock.now());
     if (fault === 'decline') return declined;
     if (fault === 'error') throw new AcquirerFailed(`sandbox fault: the ${operation} failed and was not performed`);
     const answer = await perform();
-    if (fault === 'lost') throw new AcquirerNoAnswer(`sandbox fault: the ${operation} was performed and its answer lost`);
+    if (fault === 'lost')
+      throw new AcquirerNoAnswer(`sandbox fault: the ${operation} was performed and its answer lost`);
     return answer;
   }
   const refusal: OperationAnswer = { ok: false, resultCode: FAULT_DECLINE_CODE };
   const decline: AcquirerResult = { outcome: 'declined', resultCode: FAULT_DECLINE_CODE };
   // Late-bound like instrumented.ts: a test may replace a method of the underlying acquirer.
   return {
-    authorise: (req: AuthoriseRequest) => faulted(req.reference, 'cardToken' in req.data ? 'execution' : 'authorise', decline, () => acquirer.authorise(req)),
+    authorise: (req: AuthoriseRequest) =>
+      faulted(req.reference, 'cardToken' in req.data ? 'execution' : 'authorise', decline, () =>
+        acquirer.authorise(req),
+      ),
     completeChallenge: (id, code, now) => acquirer.completeChallenge(id, code, now),
     status: (reference, now) => acquirer.status(reference, now),
-    capture: (reference, tx, amount) => faulted(reference, 'capture', refusal, () => acquirer.capture(reference, tx, amount)),
+    capture: (reference, tx, amount) =>
+      faulted(reference, 'capture', refusal, () => acquirer.capture(reference, tx, amount)),
     void: (reference, tx) => faulted(reference, 'void', refusal, () => acquirer.void(reference, tx)),
-    refund: (reference, tx, amount, split) => faulted(reference, 'refund', refusal, () => acquirer.refund(reference, tx, amount, split)),
+    refund: (reference, tx, amount, split) =>
+      faulted(reference, 'refund', refusal, () => acquirer.refund(reference, tx, amount, split)),
   };
 }

@@ -6,7 +6,18 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { BACKENDS } from '../testing/databases.ts';
 import { describePostgres } from '../testing/postgres-only.ts';
-import { ADMIN_TOKEN, EVERYTHING, MerchantClient, TEST_ACQUIRER_MODULE, accessToken, basicPayment, secondGateway, startTestGateway, useProcesses, type TestGateway } from '../testing/harness.ts';
+import {
+  ADMIN_TOKEN,
+  EVERYTHING,
+  MerchantClient,
+  TEST_ACQUIRER_MODULE,
+  accessToken,
+  basicPayment,
+  secondGateway,
+  startTestGateway,
+  useProcesses,
+  type TestGateway,
+} from '../testing/harness.ts';
 import { Receiver } from '../testing/receiver.ts';
 import { selectCallbackBacklog } from '../callbacks/store.ts';
 
@@ -38,9 +49,11 @@ for (const backend of BACKENDS) {
       assert.equal(r.statusCode, 200, r.body);
       return r.json().payId as string;
     };
-    const simulate = async (m: MerchantClient, payId: string, body: Record<string, unknown>) => m.post(`/sandbox/v1/payments/${payId}/simulate`, body);
+    const simulate = async (m: MerchantClient, payId: string, body: Record<string, unknown>) =>
+      m.post(`/sandbox/v1/payments/${payId}/simulate`, body);
     const status = async (m: MerchantClient, payId: string) => (await m.getPayment(payId)).json().status as string;
-    const row = async (payId: string) => (await t.gw.services.db.query<any>('SELECT * FROM payments WHERE pay_id = $1', [payId])).rows[0];
+    const row = async (payId: string) =>
+      (await t.gw.services.db.query<any>('SELECT * FROM payments WHERE pay_id = $1', [payId])).rows[0];
 
     it("moves one merchant's clock only: its own view, and the other's and the gateway's stay", async () => {
       const gateway0 = (await t.admin('GET', '/sandbox/v1/clock')).json();
@@ -58,8 +71,14 @@ for (const backend of BACKENDS) {
       assert.equal((await b.get('/sandbox/v1/clock')).json().merchantOffsetSeconds, 0);
       assert.equal((await t.admin('GET', '/sandbox/v1/clock')).json().offsetSeconds, gateway0.offsetSeconds);
       // Stored: another process reads it from the database.
-      const { rows } = await t.gw.services.db.query<{ client_id: string; ms: string }>('SELECT client_id, clock_offset_ms::text AS ms FROM merchants WHERE client_id = ANY ($1)', [[a.credentials.clientId, b.credentials.clientId]]);
-      assert.deepEqual(Object.fromEntries(rows.map((r) => [r.client_id, Number(r.ms)])), { [a.credentials.clientId]: 2 * DAY * 1000, [b.credentials.clientId]: 0 });
+      const { rows } = await t.gw.services.db.query<{ client_id: string; ms: string }>(
+        'SELECT client_id, clock_offset_ms::text AS ms FROM merchants WHERE client_id = ANY ($1)',
+        [[a.credentials.clientId, b.credentials.clientId]],
+      );
+      assert.deepEqual(Object.fromEntries(rows.map((r) => [r.client_id, Number(r.ms)])), {
+        [a.credentials.clientId]: 2 * DAY * 1000,
+        [b.credentials.clientId]: 0,
+      });
       for (const advanceSeconds of [0, -1, 400 * DAY + 1]) {
         const bad = await a.post('/sandbox/v1/clock', { advanceSeconds });
         assert.equal(bad.statusCode, 400);
@@ -78,7 +97,11 @@ for (const backend of BACKENDS) {
       assert.equal(await status(a, pa), 'Expired');
       assert.equal(await status(b, pb), 'Created');
       // The event of the change is on A's clock too.
-      const ev = (await t.gw.services.db.query<{ created_at: Date }>('SELECT created_at FROM payment_events WHERE pay_id = $1', [pa])).rows[0]!;
+      const ev = (
+        await t.gw.services.db.query<{ created_at: Date }>('SELECT created_at FROM payment_events WHERE pay_id = $1', [
+          pa,
+        ])
+      ).rows[0]!;
       assert.ok(ev.created_at.getTime() >= ra.expires_at.getTime());
       assert.equal(await t.gw.services.sweeper.sweep(), 0);
       assert.equal(await status(b, pb), 'Created');
@@ -88,7 +111,10 @@ for (const backend of BACKENDS) {
       await fresh(a, b);
       const pa = await create(a, { preAuth: true });
       const pb = await create(b, { preAuth: true });
-      for (const [m, id] of [[a, pa], [b, pb]] as const) {
+      for (const [m, id] of [
+        [a, pa],
+        [b, pb],
+      ] as const) {
         const paid = await simulate(m, id, { card: '4000000000000838' });
         assert.equal(paid.json().status, 'WaitingConfirm', paid.body);
       }
@@ -106,11 +132,20 @@ for (const backend of BACKENDS) {
       await fresh(a, b);
       const pa = await create(a, { callbackUrl: rx.url });
       const pb = await create(b, { callbackUrl: rx.url });
-      for (const [m, id] of [[a, pa], [b, pb]] as const) assert.equal((await simulate(m, id, { card: '4111111111111111' })).json().status, 'Succeeded');
+      for (const [m, id] of [
+        [a, pa],
+        [b, pb],
+      ] as const)
+        assert.equal((await simulate(m, id, { card: '4111111111111111' })).json().status, 'Succeeded');
       await t.gw.services.callbacks.drain();
       const deliveries = async () =>
         Object.fromEntries(
-          (await t.gw.services.db.query<{ pay_id: string; attempts: number; next_attempt_at: Date }>('SELECT pay_id, attempts, next_attempt_at FROM callback_deliveries WHERE pay_id = ANY ($1)', [[pa, pb]])).rows.map((r) => [r.pay_id, r]),
+          (
+            await t.gw.services.db.query<{ pay_id: string; attempts: number; next_attempt_at: Date }>(
+              'SELECT pay_id, attempts, next_attempt_at FROM callback_deliveries WHERE pay_id = ANY ($1)',
+              [[pa, pb]],
+            )
+          ).rows.map((r) => [r.pay_id, r]),
         );
       const first = await deliveries();
       assert.equal(first[pa]!.attempts, 1);
@@ -127,9 +162,15 @@ for (const backend of BACKENDS) {
     });
 
     it("counts a bank-profile merchant's daily limit by its own business day: a new day for C, not for D", async () => {
-      const [c, d] = [await MerchantClient.create(t, { ...EVERYTHING, profile: 'bank', dailyLimit: '20.00' }), await MerchantClient.create(t, { ...EVERYTHING, profile: 'bank', dailyLimit: '20.00' })];
+      const [c, d] = [
+        await MerchantClient.create(t, { ...EVERYTHING, profile: 'bank', dailyLimit: '20.00' }),
+        await MerchantClient.create(t, { ...EVERYTHING, profile: 'bank', dailyLimit: '20.00' }),
+      ];
       for (const m of [c, d]) {
-        assert.equal((await m.createPayment(basicPayment({ amount: { currency: 'GEL', total: '20.00' } }))).statusCode, 200);
+        assert.equal(
+          (await m.createPayment(basicPayment({ amount: { currency: 'GEL', total: '20.00' } }))).statusCode,
+          200,
+        );
         const over = await m.createPayment(basicPayment({ amount: { currency: 'GEL', total: '1.00' } }));
         assert.equal(over.statusCode, 400);
         assert.match(over.json().detail, /daily limit of 20\.00/);
@@ -138,9 +179,21 @@ for (const backend of BACKENDS) {
       await fresh(c, d);
       const nextDay = await c.createPayment(basicPayment({ amount: { currency: 'GEL', total: '1.00' } }));
       assert.equal(nextDay.statusCode, 200, nextDay.body);
-      assert.equal((await d.createPayment(basicPayment({ amount: { currency: 'GEL', total: '1.00' } }))).statusCode, 400, "D's day is not over");
-      const days = (await t.gw.services.db.query<{ client_id: string; n: number }>('SELECT client_id, count(*)::int AS n FROM merchant_daily_volume WHERE client_id = ANY ($1) GROUP BY client_id', [[c.credentials.clientId, d.credentials.clientId]])).rows;
-      assert.deepEqual(Object.fromEntries(days.map((r) => [r.client_id, r.n])), { [c.credentials.clientId]: 2, [d.credentials.clientId]: 1 });
+      assert.equal(
+        (await d.createPayment(basicPayment({ amount: { currency: 'GEL', total: '1.00' } }))).statusCode,
+        400,
+        "D's day is not over",
+      );
+      const days = (
+        await t.gw.services.db.query<{ client_id: string; n: number }>(
+          'SELECT client_id, count(*)::int AS n FROM merchant_daily_volume WHERE client_id = ANY ($1) GROUP BY client_id',
+          [[c.credentials.clientId, d.credentials.clientId]],
+        )
+      ).rows;
+      assert.deepEqual(Object.fromEntries(days.map((r) => [r.client_id, r.n])), {
+        [c.credentials.clientId]: 2,
+        [d.credentials.clientId]: 1,
+      });
     });
 
     it('merchant credentials reach only their own merchant: simulate, test callback and reset of another are 404', async () => {
@@ -153,11 +206,18 @@ for (const backend of BACKENDS) {
       assert.equal(foreign.json().systemCode, 'sandbox.404.001');
       assert.equal(await status(a, pa), 'Created');
       assert.equal((await b.post('/sandbox/v1/reset', { clientId: a.credentials.clientId })).statusCode, 404);
-      assert.equal((await b.post('/sandbox/v1/callbacks/test', { clientId: a.credentials.clientId, url: rx.url })).statusCode, 404);
+      assert.equal(
+        (await b.post('/sandbox/v1/callbacks/test', { clientId: a.credentials.clientId, url: rx.url })).statusCode,
+        404,
+      );
       const own = await b.post('/sandbox/v1/callbacks/test', { url: 'http://127.0.0.1:1/nothing' });
       assert.equal(own.statusCode, 200, own.body);
       // A wrong token with an API key is the merchant API's 401, never the operator's view.
-      const forged = await t.app.inject({ method: 'GET', url: '/sandbox/v1/clock', headers: { apikey: a.credentials.apiKey, authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const forged = await t.app.inject({
+        method: 'GET',
+        url: '/sandbox/v1/clock',
+        headers: { apikey: a.credentials.apiKey, authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
       assert.equal(forged.statusCode, 401);
       assert.equal(forged.json().systemCode, 'sandbox.401.002');
       const noCreds = await t.app.inject({ method: 'GET', url: '/sandbox/v1/clock' });
@@ -183,7 +243,9 @@ for (const backend of BACKENDS) {
         const q = (sql: string) => t.gw.services.db.query<{ n: number }>(sql, [clientId]).then((r) => r.rows[0]!.n);
         return {
           payments: await q('SELECT count(*)::int AS n FROM payments WHERE client_id = $1'),
-          events: await q('SELECT count(*)::int AS n FROM payment_events e JOIN payments p USING (pay_id) WHERE p.client_id = $1'),
+          events: await q(
+            'SELECT count(*)::int AS n FROM payment_events e JOIN payments p USING (pay_id) WHERE p.client_id = $1',
+          ),
           cards: await q('SELECT count(*)::int AS n FROM saved_cards WHERE client_id = $1'),
           deliveries: await q('SELECT count(*)::int AS n FROM callback_deliveries WHERE client_id = $1'),
           requests: await q('SELECT count(*)::int AS n FROM merchant_requests WHERE client_id = $1'),
@@ -192,7 +254,10 @@ for (const backend of BACKENDS) {
       };
       const aBefore = await counts(a.credentials.clientId);
       const bBefore = await counts(b.credentials.clientId);
-      assert.ok(aBefore.payments >= 2 && aBefore.cards === 1 && aBefore.deliveries >= 1 && aBefore.faults === 1, JSON.stringify(aBefore));
+      assert.ok(
+        aBefore.payments >= 2 && aBefore.cards === 1 && aBefore.deliveries >= 1 && aBefore.faults === 1,
+        JSON.stringify(aBefore),
+      );
       const reset = await a.post('/sandbox/v1/reset', {});
       assert.equal(reset.statusCode, 200, reset.body);
       assert.equal(reset.json().clientId, a.credentials.clientId);
@@ -200,9 +265,15 @@ for (const backend of BACKENDS) {
       assert.equal(reset.json().deleted.savedCards, 1);
       assert.equal(reset.json().deleted.faults, 1);
       // The request log is written in batches after the answers: the reset's own line may come later.
-      assert.ok(reset.json().deleted.requests >= aBefore.requests && aBefore.requests > 0, JSON.stringify(reset.json()));
+      assert.ok(
+        reset.json().deleted.requests >= aBefore.requests && aBefore.requests > 0,
+        JSON.stringify(reset.json()),
+      );
       const aAfter = await counts(a.credentials.clientId);
-      assert.deepEqual({ ...aAfter, requests: 0 }, { payments: 0, events: 0, cards: 0, deliveries: 0, requests: 0, faults: 0 });
+      assert.deepEqual(
+        { ...aAfter, requests: 0 },
+        { payments: 0, events: 0, cards: 0, deliveries: 0, requests: 0, faults: 0 },
+      );
       const bAfter = await counts(b.credentials.clientId);
       assert.deepEqual({ ...bAfter, requests: 0 }, { ...bBefore, requests: 0 });
       assert.ok(bAfter.requests >= bBefore.requests);
@@ -224,11 +295,17 @@ for (const backend of BACKENDS) {
         const m = await MerchantClient.create(own);
         assert.equal((await m.post('/sandbox/v1/clock', { advanceSeconds: 2 * DAY })).statusCode, 200);
         const payId = (await m.createPayment(basicPayment({ callbackUrl: rx.url }))).json().payId as string;
-        assert.equal((await m.post(`/sandbox/v1/payments/${payId}/simulate`, { card: '4111111111111111' })).json().status, 'Succeeded');
+        assert.equal(
+          (await m.post(`/sandbox/v1/payments/${payId}/simulate`, { card: '4111111111111111' })).json().status,
+          'Succeeded',
+        );
         // No background work here: the callback waits, and the metric is read 90 s later.
         const backlog = await selectCallbackBacklog(own.gw.services.db, new Date(own.clock.now().getTime() + 90_000));
         assert.equal(backlog.pending, 1);
-        assert.ok(backlog.oldestSeconds >= 89 && backlog.oldestSeconds < 300, `oldest ${backlog.oldestSeconds} s (it read 0 when the merchant's time was taken for the gateway's)`);
+        assert.ok(
+          backlog.oldestSeconds >= 89 && backlog.oldestSeconds < 300,
+          `oldest ${backlog.oldestSeconds} s (it read 0 when the merchant's time was taken for the gateway's)`,
+        );
       } finally {
         await own.close();
       }
@@ -239,11 +316,14 @@ for (const backend of BACKENDS) {
       const pa = await create(a, { expirationMinutes: 5 });
       const pb = await create(b, { expirationMinutes: 5 });
       // B's payment is due already but nothing has swept it yet (no background work in this test).
-      await t.gw.services.db.query("UPDATE payments SET expires_at = expires_at - interval '1 hour' WHERE pay_id = $1", [pb]);
+      await t.gw.services.db.query(
+        "UPDATE payments SET expires_at = expires_at - interval '1 hour' WHERE pay_id = $1",
+        [pb],
+      );
       const moved = (await a.post('/sandbox/v1/clock', { advanceSeconds: 301 })).json();
       assert.equal(moved.expired, 1, 'A learns of its own payment only');
       assert.equal(await status(a, pa), 'Expired');
-      assert.equal(await status(b, pb), 'Expired', 'the sweep did expire B\'s payment');
+      assert.equal(await status(b, pb), 'Expired', "the sweep did expire B's payment");
     });
 
     it('the admin token keeps the global view: its clock moves every merchant, and it simulates any payment', async () => {
@@ -263,7 +343,9 @@ for (const backend of BACKENDS) {
       assert.equal(paid.json().status, 'Succeeded');
     });
 
-    it('karibche sandbox create prints a fresh merchant with everything on and its own clock; sandbox reset empties it', { timeout: 120_000 }, async () => {
+    it('karibche sandbox create prints a fresh merchant with everything on and its own clock; sandbox reset empties it', {
+      timeout: 120_000,
+    }, async () => {
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       const port = (t.app.server.address() as { port: number }).port;
       const env = { ...process.env, KARIBCHE_URL: `http://127.0.0.1:${port}`, KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN };
@@ -272,7 +354,10 @@ for (const backend of BACKENDS) {
       assert.deepEqual(Object.keys(out.credentials).sort(), ['apiKey', 'callbackSecret', 'clientId', 'clientSecret']);
       assert.equal(out.baseUrl, `http://127.0.0.1:${port}`);
       const m = out.merchant;
-      assert.deepEqual([m.currencies, m.methods, m.splitEnrolled, m.saveCardEnabled, m.testMode, m.status], [['GEL', 'USD', 'EUR'], [4, 5, 6, 7, 8, 9, 14], true, true, false, 'active']);
+      assert.deepEqual(
+        [m.currencies, m.methods, m.splitEnrolled, m.saveCardEnabled, m.testMode, m.status],
+        [['GEL', 'USD', 'EUR'], [4, 5, 6, 7, 8, 9, 14], true, true, false, 'active'],
+      );
       assert.equal(out.clock.merchantOffsetSeconds, 0);
       // Its credentials work at once, on its own clock.
       const c = new MerchantClient(t.app, out.credentials, await accessToken(t.app, out.credentials));
@@ -304,12 +389,17 @@ describePostgres("a merchant's clock across processes [postgres]", () => {
     const pb = (await b.createPayment(basicPayment({ expirationMinutes: 10 }))).json().payId;
     assert.equal((await a.post('/sandbox/v1/clock', { advanceSeconds: 3600 })).statusCode, 200);
     const deadline = Date.now() + 10_000;
-    while (second.services.clock.merchantOffset(id) < 3600_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (second.services.clock.merchantOffset(id) < 3600_000 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     assert.equal(second.services.clock.merchantOffset(id), 3600_000);
     assert.equal(second.services.clock.merchantOffset(b.credentials.clientId), 0);
     const third = await secondGateway(t);
     try {
-      assert.equal(third.services.clock.merchantOffset(id), 3600_000, 'a process started later reads the offset at start');
+      assert.equal(
+        third.services.clock.merchantOffset(id),
+        3600_000,
+        'a process started later reads the offset at start',
+      );
     } finally {
       await third.close();
       await third.services.db.close();
@@ -324,11 +414,19 @@ describePostgres("a merchant's clock across processes [postgres]", () => {
 
 describe("a merchant's sandbox in production", () => {
   it('does not exist: clock, reset and simulate are 404 with merchant credentials and the admin token alike', async () => {
-    const t = await startTestGateway(BACKENDS[0]!, { KARIBCHE_MODE: 'production', KARIBCHE_ACQUIRER_MODULE: TEST_ACQUIRER_MODULE });
+    const t = await startTestGateway(BACKENDS[0]!, {
+      KARIBCHE_MODE: 'production',
+      KARIBCHE_ACQUIRER_MODULE: TEST_ACQUIRER_MODULE,
+    });
     try {
       const m = await MerchantClient.create(t);
       const payId = (await m.createPayment(basicPayment())).json().payId;
-      for (const [method, url, body] of [['GET', '/sandbox/v1/clock', undefined], ['POST', '/sandbox/v1/clock', { advanceSeconds: 60 }], ['POST', '/sandbox/v1/reset', {}], ['POST', `/sandbox/v1/payments/${payId}/simulate`, { card: '4111111111111111' }]] as const) {
+      for (const [method, url, body] of [
+        ['GET', '/sandbox/v1/clock', undefined],
+        ['POST', '/sandbox/v1/clock', { advanceSeconds: 60 }],
+        ['POST', '/sandbox/v1/reset', {}],
+        ['POST', `/sandbox/v1/payments/${payId}/simulate`, { card: '4111111111111111' }],
+      ] as const) {
         const asMerchant = method === 'GET' ? await m.get(url) : await m.post(url, body);
         assert.equal(asMerchant.statusCode, 404, `${method} ${url}`);
         assert.equal((await t.admin(method, url, body)).statusCode, 404, `${method} ${url} (admin)`);

@@ -53,7 +53,11 @@ for (const backend of BACKENDS) {
       assert.equal(await paymentsOf(ctx.m), before, `${what}: nothing deleted`);
     };
     const paymentsOf = async (m: MerchantClient) =>
-      (await db().query<{ n: number }>('SELECT count(*)::int AS n FROM payments WHERE client_id = $1', [m.credentials.clientId])).rows[0]!.n;
+      (
+        await db().query<{ n: number }>('SELECT count(*)::int AS n FROM payments WHERE client_id = $1', [
+          m.credentials.clientId,
+        ])
+      ).rows[0]!.n;
 
     it('a refund at the acquirer: the reset is refused, the refund finishes and is kept', async () => {
       const payId = await createPaid(ctx.t, ctx.m);
@@ -65,7 +69,10 @@ for (const backend of BACKENDS) {
       const done = await refund;
       assert.equal(done.statusCode, 200, done.body);
       assert.deepEqual([done.json().status, done.json().returnedAmount], ['PartialReturned', 4]);
-      const kept = await db().query(`SELECT 1 FROM payment_operations WHERE pay_id = $1 AND kind = 'refund' AND status = 'done'`, [payId]);
+      const kept = await db().query(
+        `SELECT 1 FROM payment_operations WHERE pay_id = $1 AND kind = 'refund' AND status = 'done'`,
+        [payId],
+      );
       assert.equal(kept.rows.length, 1, 'the refund the acquirer made is recorded');
     });
 
@@ -91,12 +98,19 @@ for (const backend of BACKENDS) {
     });
 
     it("a card attempt through the checkout form at the acquirer: the reset is refused, the customer's payment goes through; then the reset empties everything", async () => {
-      const payId = (await ctx.m.createPayment({ amount: { currency: 'GEL', total: 10 }, returnurl: 'https://shop.example/r' })).json().payId as string;
+      const payId = (
+        await ctx.m.createPayment({ amount: { currency: 'GEL', total: 10 }, returnurl: 'https://shop.example/r' })
+      ).json().payId as string;
       const page = await ctx.t.app.inject({ method: 'GET', url: `/checkout/${payId}` });
       const cookie = String(page.headers['set-cookie']).split(';')[0]!;
       const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)![1]!;
       const hold = holdAcquirer(ctx.t, 'authorise');
-      const pay = ctx.t.app.inject({ method: 'POST', url: `/checkout/${payId}/pay`, headers: form(cookie), payload: `csrf=${encodeURIComponent(csrf)}&method=5&number=4111111111111111&expiry=12%2F30&securityCode=123&holder=A+B` });
+      const pay = ctx.t.app.inject({
+        method: 'POST',
+        url: `/checkout/${payId}/pay`,
+        headers: form(cookie),
+        payload: `csrf=${encodeURIComponent(csrf)}&method=5&number=4111111111111111&expiry=12%2F30&securityCode=123&holder=A+B`,
+      });
       await hold.reached;
       await refusedReset('card attempt in flight');
       hold.release();
@@ -106,7 +120,9 @@ for (const backend of BACKENDS) {
       const res = await reset();
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(await paymentsOf(ctx.m), 0);
-      const orphans = await db().query(`SELECT 1 FROM sim_authorisations WHERE split_part(reference, '.', 1) = $1`, [payId]);
+      const orphans = await db().query(`SELECT 1 FROM sim_authorisations WHERE split_part(reference, '.', 1) = $1`, [
+        payId,
+      ]);
       assert.equal(orphans.rows.length, 0);
     });
   });
@@ -119,7 +135,10 @@ describePostgres('sandbox reset racing requests on PostgreSQL (the reset holds i
     const m = await MerchantClient.create(ctx.t, EVERYTHING);
     const db = ctx.t.gw.services.db;
     const old = await createPaid(ctx.t, m, { callbackUrl: 'https://shop.example/callbacks/kb' });
-    const { rows } = await db.query<{ event_id: string }>('SELECT event_id FROM callback_deliveries WHERE client_id = $1', [m.credentials.clientId]);
+    const { rows } = await db.query<{ event_id: string }>(
+      'SELECT event_id FROM callback_deliveries WHERE client_id = $1',
+      [m.credentials.clientId],
+    );
     assert.equal(rows.length, 1, 'the paid payment has its callback delivery');
     // Hold that delivery's row: the reset, having locked the payments, waits for it.
     let release!: () => void;
@@ -132,7 +151,8 @@ describePostgres('sandbox reset racing requests on PostgreSQL (the reset holds i
     });
     await held;
     const blocked = (text: string) => async () =>
-      (await db.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`, [`%${text}%`])).rows.length > 0;
+      (await db.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`, [`%${text}%`]))
+        .rows.length > 0;
     const reset = m.post('/sandbox/v1/reset', {});
     await waitUntil('the reset waits for the held delivery', blocked('FROM callback_deliveries WHERE client_id'));
     // Meanwhile: a new payment is created and paid (its events commit), and a refund of the old

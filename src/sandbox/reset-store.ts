@@ -17,7 +17,11 @@ export interface ResetCounts {
 }
 
 /** A payment in one of these statuses waits for the acquirer's answer (or a customer's 3-D Secure code). */
-const AT_THE_ACQUIRER: ReadonlySet<string> = new Set([STATUS.processing, STATUS.cancelProcessing, STATUS.completionProcessing]);
+const AT_THE_ACQUIRER: ReadonlySet<string> = new Set([
+  STATUS.processing,
+  STATUS.cancelProcessing,
+  STATUS.completionProcessing,
+]);
 
 async function count(q: Queryable, sql: string, params: unknown[]): Promise<number> {
   return (await q.query(sql, params)).rowCount ?? 0;
@@ -44,11 +48,19 @@ export async function resetMerchant(db: Db, clientId: string): Promise<ResetCoun
     // Lock the merchant row (two resets of one merchant queue) and its payments (a status change in
     // flight finishes first, or waits and then finds its payment gone).
     await q.query('SELECT client_id FROM merchants WHERE client_id = $1 FOR UPDATE', [clientId]);
-    const payments = (await q.query<{ pay_id: string; status: string }>('SELECT pay_id, status FROM payments WHERE client_id = $1 ORDER BY pay_id FOR UPDATE', [clientId])).rows;
+    const payments = (
+      await q.query<{ pay_id: string; status: string }>(
+        'SELECT pay_id, status FROM payments WHERE client_id = $1 ORDER BY pay_id FOR UPDATE',
+        [clientId],
+      )
+    ).rows;
     const busy = payments.filter((p) => AT_THE_ACQUIRER.has(p.status));
     if (busy.length) {
       throw gatewayError(ERRORS.resetBusy, {
-        detail: `${busy.length} payment(s) of this merchant wait for the acquirer (${busy.slice(0, 5).map((p) => `${p.pay_id} ${p.status}`).join(', ')}${busy.length > 5 ? ', …' : ''}); nothing was deleted`,
+        detail: `${busy.length} payment(s) of this merchant wait for the acquirer (${busy
+          .slice(0, 5)
+          .map((p) => `${p.pay_id} ${p.status}`)
+          .join(', ')}${busy.length > 5 ? ', …' : ''}); nothing was deleted`,
         retryAfterSeconds: 1,
       });
     }
@@ -58,10 +70,23 @@ export async function resetMerchant(db: Db, clientId: string): Promise<ResetCoun
     // the daily volumes before the idempotency keys (a keyed create counts its volume, then records
     // its key), the callback deliveries by event id (bulk redelivery). Deleting them in scan order
     // could take them in the opposite order and deadlock.
-    await q.query('SELECT business_day FROM merchant_daily_volume WHERE client_id = $1 ORDER BY business_day FOR UPDATE', one);
-    const events = [await locked(q, 'SELECT event_id AS id FROM callback_deliveries WHERE client_id = $1 ORDER BY event_id FOR UPDATE', one)];
-    const runs = [await locked(q, 'SELECT run_id AS id FROM conformance_runs WHERE client_id = $1 ORDER BY run_id FOR UPDATE', one)];
-    const faultIds = [await locked(q, 'SELECT id FROM sandbox_faults WHERE client_id = $1 ORDER BY id FOR UPDATE', one)];
+    await q.query(
+      'SELECT business_day FROM merchant_daily_volume WHERE client_id = $1 ORDER BY business_day FOR UPDATE',
+      one,
+    );
+    const events = [
+      await locked(
+        q,
+        'SELECT event_id AS id FROM callback_deliveries WHERE client_id = $1 ORDER BY event_id FOR UPDATE',
+        one,
+      ),
+    ];
+    const runs = [
+      await locked(q, 'SELECT run_id AS id FROM conformance_runs WHERE client_id = $1 ORDER BY run_id FOR UPDATE', one),
+    ];
+    const faultIds = [
+      await locked(q, 'SELECT id FROM sandbox_faults WHERE client_id = $1 ORDER BY id FOR UPDATE', one),
+    ];
     await q.query('DELETE FROM callback_attempts WHERE event_id = ANY ($1::bigint[])', events);
     const callbacks = await count(q, 'DELETE FROM callback_deliveries WHERE event_id = ANY ($1::bigint[])', events);
     await q.query('DELETE FROM conformance_fetches WHERE run_id = ANY ($1::text[])', runs);
@@ -69,10 +94,16 @@ export async function resetMerchant(db: Db, clientId: string): Promise<ResetCoun
     await q.query('DELETE FROM conformance_runs WHERE run_id = ANY ($1::text[])', runs);
     await q.query('DELETE FROM sandbox_fault_hits WHERE fault_id = ANY ($1::bigint[])', faultIds);
     const faults = await count(q, 'DELETE FROM sandbox_faults WHERE id = ANY ($1::bigint[])', faultIds);
-    await q.query('DELETE FROM sim_card_tokens WHERE token IN (SELECT card_token FROM saved_cards WHERE pay_id = ANY ($1::text[]))', ids);
+    await q.query(
+      'DELETE FROM sim_card_tokens WHERE token IN (SELECT card_token FROM saved_cards WHERE pay_id = ANY ($1::text[]))',
+      ids,
+    );
     // Attempt references are "<payId>.<attempt>" (payments/attempt.ts).
     await q.query(`DELETE FROM sim_authorisations WHERE split_part(reference, '.', 1) = ANY ($1::text[])`, ids);
-    await q.query('DELETE FROM sim_operations WHERE reference IN (SELECT reference FROM payment_operations WHERE pay_id = ANY ($1::text[]))', ids);
+    await q.query(
+      'DELETE FROM sim_operations WHERE reference IN (SELECT reference FROM payment_operations WHERE pay_id = ANY ($1::text[]))',
+      ids,
+    );
     const savedCards = await count(q, 'DELETE FROM saved_cards WHERE pay_id = ANY ($1::text[])', ids);
     await q.query('DELETE FROM payment_operations WHERE pay_id = ANY ($1::text[])', ids);
     await q.query('DELETE FROM payment_events WHERE pay_id = ANY ($1::text[])', ids);

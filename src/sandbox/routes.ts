@@ -20,17 +20,27 @@ import { testCallbackRoute } from './test-callback.ts';
 export const MAX_ADVANCE_SECONDS = 400 * 86_400;
 
 const clockFields = {
-  now: Type.String({ description: 'Business time: the gateway clock’s, or with merchant credentials the merchant’s own clock’s' }),
+  now: Type.String({
+    description: 'Business time: the gateway clock’s, or with merchant credentials the merchant’s own clock’s',
+  }),
   offsetSeconds: Type.Number({ description: 'How far that clock is ahead of real time' }),
   clientId: Type.Optional(Type.String({ description: 'With merchant credentials: the merchant whose clock this is' })),
-  merchantOffsetSeconds: Type.Optional(Type.Number({ description: 'With merchant credentials: the merchant’s own offset, on top of the gateway clock’s' })),
+  merchantOffsetSeconds: Type.Optional(
+    Type.Number({ description: 'With merchant credentials: the merchant’s own offset, on top of the gateway clock’s' }),
+  ),
 };
 const ClockView = Type.Object(clockFields, { examples: [EXAMPLES.clock, EXAMPLES.merchantClock] });
 
 const ResetView = Type.Object(
   {
     clientId: Type.String(),
-    deleted: Type.Object({ payments: Type.Integer(), savedCards: Type.Integer(), callbacks: Type.Integer(), requests: Type.Integer(), faults: Type.Integer() }),
+    deleted: Type.Object({
+      payments: Type.Integer(),
+      savedCards: Type.Integer(),
+      callbacks: Type.Integer(),
+      requests: Type.Integer(),
+      faults: Type.Integer(),
+    }),
   },
   { examples: [EXAMPLES.reset] },
 );
@@ -45,7 +55,12 @@ export function sandboxRoutes(scope: FastifyInstance, s: Services): void {
     const id = request.sandboxClientId;
     if (id === null) return { now: s.clock.now().toISOString(), offsetSeconds: Math.trunc(s.clock.offset / 1000) };
     const c = s.clock.forMerchant(id);
-    return { now: c.now().toISOString(), offsetSeconds: Math.trunc(c.totalOffset / 1000), clientId: id, merchantOffsetSeconds: Math.trunc(c.offset / 1000) };
+    return {
+      now: c.now().toISOString(),
+      offsetSeconds: Math.trunc(c.totalOffset / 1000),
+      clientId: id,
+      merchantOffsetSeconds: Math.trunc(c.offset / 1000),
+    };
   };
 
   simulateRoute(app, s, auth);
@@ -59,7 +74,8 @@ export function sandboxRoutes(scope: FastifyInstance, s: Services): void {
       ...base,
       schema: {
         summary: 'Read the clock',
-        description: 'Admin token: the gateway clock. Merchant credentials (apikey + bearer token): the merchant’s own clock (the gateway clock plus the merchant’s own offset).',
+        description:
+          'Admin token: the gateway clock. Merchant credentials (apikey + bearer token): the merchant’s own clock (the gateway clock plus the merchant’s own offset).',
         tags,
         response: { 200: ClockView, ...errorResponses },
       },
@@ -80,7 +96,10 @@ export function sandboxRoutes(scope: FastifyInstance, s: Services): void {
           'Admin token: moves time forward for every merchant and every gateway process. Merchant credentials: moves only that merchant’s own clock (its expiries, block windows, business day, daily limits and callback retries), in every gateway process; other merchants do not move. Due expiries run before the answer (`expired` counts the payments the sweep expired: every merchant’s with the admin token, only that merchant’s own with merchant credentials).',
         tags,
         body: Type.Object({ advanceSeconds: Type.Integer() }, { examples: [EXAMPLES.advanceClockBody] }),
-        response: { 200: Type.Object({ ...clockFields, expired: Type.Integer() }, { examples: [EXAMPLES.advancedClock] }), ...errorResponses },
+        response: {
+          200: Type.Object({ ...clockFields, expired: Type.Integer() }, { examples: [EXAMPLES.advancedClock] }),
+          ...errorResponses,
+        },
       },
     },
     async (request) => {
@@ -106,7 +125,9 @@ export function sandboxRoutes(scope: FastifyInstance, s: Services): void {
         description:
           'Deletes the merchant’s payments (with their events, operations, saved cards, callbacks and attempts, idempotency keys, daily volumes), its request log, faults and conformance runs. The merchant, its credentials, API keys, settings, dashboard users and its clock stay. Refused (409, nothing deleted) while a payment of the merchant waits for the acquirer (Processing, CancelPaymentProcessing, PaymentCompletionProcessing). Merchant credentials: the merchant itself (`clientId` may be left out; another merchant’s is 404). Admin token: `clientId` is required.',
         tags,
-        body: Type.Optional(Type.Object({ clientId: Type.Optional(Type.String()) }, { examples: [EXAMPLES.resetBody] })),
+        body: Type.Optional(
+          Type.Object({ clientId: Type.Optional(Type.String()) }, { examples: [EXAMPLES.resetBody] }),
+        ),
         response: { 200: ResetView, ...errorResponses },
       },
     },

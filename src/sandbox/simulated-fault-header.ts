@@ -18,8 +18,10 @@ export function installSimulatedFaultHeader(app: FastifyInstance): void {
     const value = request.headers[SIMULATE_FAULT_HEADER];
     if (value === undefined || request.is404 || !request.url.startsWith('/v1/')) return done();
     const detail = 'Simulated by the Karibche-Simulate-Fault header (sandbox): nothing was done; retry';
-    if (value === '429') return done(gatewayError(ERRORS.tooManyRequests, { detail, retryAfterSeconds: SIMULATED_RETRY_AFTER }));
-    if (value === '503') return done(gatewayError(ERRORS.unavailable, { detail, retryAfterSeconds: SIMULATED_RETRY_AFTER }));
+    if (value === '429')
+      return done(gatewayError(ERRORS.tooManyRequests, { detail, retryAfterSeconds: SIMULATED_RETRY_AFTER }));
+    if (value === '503')
+      return done(gatewayError(ERRORS.unavailable, { detail, retryAfterSeconds: SIMULATED_RETRY_AFTER }));
     done(invalidField('Karibche-Simulate-Fault', 'must be 429 or 503'));
   });
 }

@@ -20,9 +20,13 @@ export function testCallbackRoute(scope: FastifyInstance, s: Services, auth: Ret
       config: { operation: 'sandbox' },
       schema: {
         summary: 'Send a signed test callback',
-        description: 'To `url` (must be under a registered callback address) or the merchant’s default callback URL. Body `{"PaymentId":"test_…"}`, signed like every callback. With merchant credentials `clientId` may be left out (it is the merchant’s own; another merchant’s is 404).',
+        description:
+          'To `url` (must be under a registered callback address) or the merchant’s default callback URL. Body `{"PaymentId":"test_…"}`, signed like every callback. With merchant credentials `clientId` may be left out (it is the merchant’s own; another merchant’s is 404).',
         tags: ['Sandbox'],
-        body: Type.Object({ clientId: Type.Optional(Type.String()), url: Type.Optional(Type.String()) }, { examples: [EXAMPLES.testCallbackBody] }),
+        body: Type.Object(
+          { clientId: Type.Optional(Type.String()), url: Type.Optional(Type.String()) },
+          { examples: [EXAMPLES.testCallbackBody] },
+        ),
         response: {
           200: Type.Object({
             callbackId: Type.String(),

@@ -15,7 +15,12 @@ import { EVERYTHING, MerchantClient, accessToken, basicPayment, createPaid, useG
 const CARD_ROWS: Record<string, { status: string; resultCode: string | null; otp?: string; note: string }> = {
   '4111111111111111': { status: 'Succeeded', resultCode: 'approved', note: 'approved' },
   '5555555555554444': { status: 'Succeeded', resultCode: 'approved', note: 'approved' },
-  '4000000000003220': { status: 'Succeeded', resultCode: 'approved', otp: '1234', note: '3-D Secure challenge, 1234 approves' },
+  '4000000000003220': {
+    status: 'Succeeded',
+    resultCode: 'approved',
+    otp: '1234',
+    note: '3-D Secure challenge, 1234 approves',
+  },
   '4000000000000002': { status: 'Created', resultCode: 'decline_general', note: 'declined' },
   '4000000000009995': { status: 'Created', resultCode: 'decline_not_sufficient_funds', note: 'declined' },
   '4000000000000069': { status: 'Created', resultCode: 'decline_expired_card', note: 'declined' },
@@ -26,15 +31,31 @@ const CARD_ROWS: Record<string, { status: string; resultCode: string | null; otp
   '4000000000000119': { status: 'Created', resultCode: 'check_with_acquirer', note: 'declined' },
   '4000000000000770': { status: 'Processing', resultCode: null, note: 'no answer until the reconciler asks' },
   '4000000000000838': { status: 'Succeeded', resultCode: 'approved', note: 'approved (7-day block)' },
-  '4000000000000341': { status: 'Succeeded', resultCode: 'approved', note: 'approved; refunds and voids declined later' },
+  '4000000000000341': {
+    status: 'Succeeded',
+    resultCode: 'approved',
+    note: 'approved; refunds and voids declined later',
+  },
   '4000000000005126': { status: 'Succeeded', resultCode: 'approved', note: 'approved; refund answers lost later' },
   '4000000000000259': { status: 'Succeeded', resultCode: 'approved', note: 'approved; completion declined later' },
-  '4000000000004871': { status: 'Succeeded', resultCode: 'approved', note: 'approved; saved-card charges declined later' },
+  '4000000000004871': {
+    status: 'Succeeded',
+    resultCode: 'approved',
+    note: 'approved; saved-card charges declined later',
+  },
   '4000000000003105': { status: 'Created', resultCode: 'decline_general', note: '3-D Secure frictionless decline' },
   '4000000000003113': { status: 'Processing', resultCode: null, note: '3-D Secure challenge, abandoned' },
-  '4000000000003121': { status: 'Succeeded', resultCode: 'approved', note: '3-D Secure attempted: approved without a challenge' },
+  '4000000000003121': {
+    status: 'Succeeded',
+    resultCode: 'approved',
+    note: '3-D Secure attempted: approved without a challenge',
+  },
   '4000000000003139': { status: 'Created', resultCode: 'check_with_acquirer', note: '3-D Secure unavailable' },
-  '4000000000003147': { status: 'Created', resultCode: 'decline_suspected_fraud', note: '3-D Secure rejected by the issuer' },
+  '4000000000003147': {
+    status: 'Created',
+    resultCode: 'decline_suspected_fraud',
+    note: '3-D Secure rejected by the issuer',
+  },
 };
 
 for (const backend of BACKENDS) {
@@ -50,7 +71,8 @@ for (const backend of BACKENDS) {
       assert.equal(res.statusCode, 200, res.body);
       return res.json().payId as string;
     };
-    const simulate = (payId: string, body: Record<string, unknown>) => ctx.t.admin('POST', `/sandbox/v1/payments/${payId}/simulate`, body);
+    const simulate = (payId: string, body: Record<string, unknown>) =>
+      ctx.t.admin('POST', `/sandbox/v1/payments/${payId}/simulate`, body);
     /** Moves the sandbox clock and lets the reconciler ask the acquirer about what is still open. */
     const later = async (seconds: number) => {
       const s = ctx.t.gw.services;
@@ -87,7 +109,11 @@ for (const backend of BACKENDS) {
     it('3-D Secure abandoned (3113): no code passes, and the reconciler declines the attempt (decline_general)', async () => {
       const answered = await create(ctx.m);
       const p = (await simulate(answered, { card: '4000000000003113', otp: '1234' })).json();
-      assert.deepEqual([p.status, p.resultCode], ['Created', 'decline_general'], 'even the right code finds the ACS session gone');
+      assert.deepEqual(
+        [p.status, p.resultCode],
+        ['Created', 'decline_general'],
+        'even the right code finds the ACS session gone',
+      );
       const left = await create(ctx.m);
       assert.equal((await simulate(left, { card: '4000000000003113' })).json().status, 'Processing');
       await later(ctx.t.gw.services.config.reconcileAfterSeconds + 1);
@@ -103,7 +129,10 @@ for (const backend of BACKENDS) {
     });
 
     it('0838 blocks a pre-authorisation for 7 days, other cards for 30', async () => {
-      for (const [card, days] of [['4000000000000838', 7], ['4111111111111111', 30]] as const) {
+      for (const [card, days] of [
+        ['4000000000000838', 7],
+        ['4111111111111111', 30],
+      ] as const) {
         const payId = await createPaid(ctx.t, ctx.m, { preAuth: true }, card);
         const p = await get(payId);
         const held = (Date.parse(p.preAuthExpiresAt) - Date.parse(p.updatedAt)) / 86_400_000;
@@ -117,11 +146,17 @@ for (const backend of BACKENDS) {
       for (const amount of ['1.00', '2.00']) {
         const res = await ctx.m.post('/v1/gateway/payments/execution', { recId, money: { amount, currency: 'GEL' } });
         assert.equal(res.statusCode, 200, res.body);
-        assert.deepEqual([res.json().status, res.json().resultCode, res.json().paymentMethod], ['Failed', 'decline_not_sufficient_funds', 11]);
+        assert.deepEqual(
+          [res.json().status, res.json().resultCode, res.json().paymentMethod],
+          ['Failed', 'decline_not_sufficient_funds', 11],
+        );
       }
       // Another saved card charges fine.
       const good = await createPaid(ctx.t, ctx.m, { saveCard: true }, '4111111111111111');
-      const res = await ctx.m.post('/v1/gateway/payments/execution', { recId: (await get(good)).recurringCard.recId, money: { amount: '1.00', currency: 'GEL' } });
+      const res = await ctx.m.post('/v1/gateway/payments/execution', {
+        recId: (await get(good)).recurringCard.recId,
+        money: { amount: '1.00', currency: 'GEL' },
+      });
       assert.equal(res.json().status, 'Succeeded');
     });
 
@@ -187,7 +222,10 @@ for (const backend of BACKENDS) {
       points.token = await accessToken(ctx.t.app, points.credentials);
       const offered = async (over: Record<string, unknown>) => {
         const id = await create(points, over);
-        const row = await ctx.t.gw.services.db.query<{ methods: number[] }>('SELECT methods FROM payments WHERE pay_id = $1', [id]);
+        const row = await ctx.t.gw.services.db.query<{ methods: number[] }>(
+          'SELECT methods FROM payments WHERE pay_id = $1',
+          [id],
+        );
         return row.rows[0]!.methods;
       };
       assert.deepEqual(await offered({}), [5, 6]);

@@ -15,19 +15,51 @@ import { ENDPOINTS } from '../testing/hostile/endpoints.ts';
 
 const RUNS = Number(process.env.KARIBCHE_HOSTILE_RUNS ?? 5_200);
 
-
 const hostileText = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 20 }),
-  fc.constantFrom('', ' ', '..', '../../etc/passwd', '%00', '\u0000', "' OR 1=1 --", '"; DROP TABLE payments; --', '<script>alert(1)</script>', '__proto__', 'constructor', 'NaN', '-1', '1e309', '９', '𝟘', 'null', 'x'.repeat(5_000)),
+  fc.constantFrom(
+    '',
+    ' ',
+    '..',
+    '../../etc/passwd',
+    '%00',
+    '\u0000',
+    "' OR 1=1 --",
+    '"; DROP TABLE payments; --',
+    '<script>alert(1)</script>',
+    '__proto__',
+    'constructor',
+    'NaN',
+    '-1',
+    '1e309',
+    '９',
+    '𝟘',
+    'null',
+    'x'.repeat(5_000),
+  ),
 );
-const wrongValue = fc.oneof(hostileText, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(hostileText, { maxLength: 3 }), fc.dictionary(hostileText, hostileText, { maxKeys: 3 }));
+const wrongValue = fc.oneof(
+  hostileText,
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(hostileText, { maxLength: 3 }),
+  fc.dictionary(hostileText, hostileText, { maxKeys: 3 }),
+);
 
 interface Case {
   endpoint: number;
   segments: { kind: 'target' | 'hostile'; pick: number; text: string }[];
   query: Record<string, string>;
-  body: { kind: 'mutated'; drops: string[]; sets: [string, unknown][] } | { kind: 'json'; value: unknown } | { kind: 'text'; text: string } | { kind: 'proto' } | { kind: 'huge' } | { kind: 'none' };
+  body:
+    | { kind: 'mutated'; drops: string[]; sets: [string, unknown][] }
+    | { kind: 'json'; value: unknown }
+    | { kind: 'text'; text: string }
+    | { kind: 'proto' }
+    | { kind: 'huge' }
+    | { kind: 'none' };
   contentType: string | null;
   auth: 'valid' | 'missing' | 'garbage' | 'other';
   idempotencyKey: string | null;
@@ -36,17 +68,67 @@ interface Case {
 
 const caseArb: fc.Arbitrary<Case> = fc.record({
   endpoint: fc.nat({ max: ENDPOINTS.length - 1 }),
-  segments: fc.array(fc.record({ kind: fc.constantFrom('target', 'target', 'hostile'), pick: fc.nat({ max: 9 }), text: hostileText }), { minLength: 2, maxLength: 2 }),
-  query: fc.dictionary(fc.constantFrom('lang', 'method', 'limit', 'offset', 'status', 'x', '__proto__'), hostileText, { maxKeys: 2 }),
+  segments: fc.array(
+    fc.record({ kind: fc.constantFrom('target', 'target', 'hostile'), pick: fc.nat({ max: 9 }), text: hostileText }),
+    { minLength: 2, maxLength: 2 },
+  ),
+  query: fc.dictionary(fc.constantFrom('lang', 'method', 'limit', 'offset', 'status', 'x', '__proto__'), hostileText, {
+    maxKeys: 2,
+  }),
   body: fc.oneof(
-    { weight: 5, arbitrary: fc.record({ kind: fc.constant('mutated' as const), drops: fc.array(fc.string({ maxLength: 12 }), { maxLength: 2 }), sets: fc.array(fc.tuple(fc.constantFrom('amount', 'returnurl', 'extra', 'extra2', 'recId', 'name', 'methods', 'currencies', 'advanceSeconds', 'card', 'otp', 'number', 'expiry', 'securityCode', 'client_id', 'url', 'callbackUrlPrefixes', 'total', 'initiator', 'money', 'code', 'outcome'), wrongValue), { maxLength: 3 }) }) },
+    {
+      weight: 5,
+      arbitrary: fc.record({
+        kind: fc.constant('mutated' as const),
+        drops: fc.array(fc.string({ maxLength: 12 }), { maxLength: 2 }),
+        sets: fc.array(
+          fc.tuple(
+            fc.constantFrom(
+              'amount',
+              'returnurl',
+              'extra',
+              'extra2',
+              'recId',
+              'name',
+              'methods',
+              'currencies',
+              'advanceSeconds',
+              'card',
+              'otp',
+              'number',
+              'expiry',
+              'securityCode',
+              'client_id',
+              'url',
+              'callbackUrlPrefixes',
+              'total',
+              'initiator',
+              'money',
+              'code',
+              'outcome',
+            ),
+            wrongValue,
+          ),
+          { maxLength: 3 },
+        ),
+      }),
+    },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant('json' as const), value: fc.jsonValue({ maxDepth: 3 }) }) },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant('text' as const), text: fc.string({ maxLength: 200 }) }) },
     { weight: 1, arbitrary: fc.constant({ kind: 'proto' as const }) },
     { weight: 1, arbitrary: fc.constant({ kind: 'huge' as const }) },
     { weight: 1, arbitrary: fc.constant({ kind: 'none' as const }) },
   ),
-  contentType: fc.constantFrom(null, 'application/json', 'application/json', 'application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/xml'),
+  contentType: fc.constantFrom(
+    null,
+    'application/json',
+    'application/json',
+    'application/x-www-form-urlencoded',
+    'text/plain',
+    'multipart/form-data; boundary=x',
+    'application/json; charset=utf-16',
+    'application/xml',
+  ),
   auth: fc.constantFrom('valid', 'valid', 'valid', 'missing', 'garbage', 'other'),
   idempotencyKey: fc.oneof(fc.constant(null), fc.constant(null), fc.string({ maxLength: 300 })),
   csrf: fc.constantFrom('valid', 'garbage', 'missing'),
@@ -73,31 +155,62 @@ for (const backend of BACKENDS) {
       const headers: Record<string, string> = {};
       if (e.auth === 'merchant' && c.auth !== 'missing') {
         headers.apikey = c.auth === 'garbage' ? 'kbk_garbage' : m.credentials.apiKey;
-        headers.authorization = c.auth === 'valid' ? `Bearer ${m.token}` : c.auth === 'other' ? `Bearer ${otherToken}` : 'Bearer eyJhbGciOiJub25lIn0.e30.';
+        headers.authorization =
+          c.auth === 'valid'
+            ? `Bearer ${m.token}`
+            : c.auth === 'other'
+              ? `Bearer ${otherToken}`
+              : 'Bearer eyJhbGciOiJub25lIn0.e30.';
       }
-      if (e.auth === 'admin' && c.auth !== 'missing') headers.authorization = c.auth === 'valid' ? `Bearer ${ADMIN_TOKEN}` : 'Bearer not-the-admin-token';
-      if (e.auth === 'none' && e.path === '/v1/gateway/access-token' && c.auth !== 'missing') headers.apikey = c.auth === 'garbage' ? 'kbk_garbage' : m.credentials.apiKey;
-      if (c.idempotencyKey !== null && /^[\x20-\x7e]*$/.test(c.idempotencyKey)) headers['idempotency-key'] = c.idempotencyKey;
+      if (e.auth === 'admin' && c.auth !== 'missing')
+        headers.authorization = c.auth === 'valid' ? `Bearer ${ADMIN_TOKEN}` : 'Bearer not-the-admin-token';
+      if (e.auth === 'none' && e.path === '/v1/gateway/access-token' && c.auth !== 'missing')
+        headers.apikey = c.auth === 'garbage' ? 'kbk_garbage' : m.credentials.apiKey;
+      if (c.idempotencyKey !== null && /^[\x20-\x7e]*$/.test(c.idempotencyKey))
+        headers['idempotency-key'] = c.idempotencyKey;
       let payload: string | undefined;
       if (c.body.kind === 'mutated' && e.body) {
-        const body: Record<string, unknown> = JSON.parse(JSON.stringify(e.body).replace('":recId"', JSON.stringify(targets.recId[0])));
+        const body: Record<string, unknown> = JSON.parse(
+          JSON.stringify(e.body).replace('":recId"', JSON.stringify(targets.recId[0])),
+        );
         for (const d of c.body.drops) delete body[d];
         for (const [k, v] of c.body.sets) body[k] = v;
-        if ((e.path.startsWith('/checkout/') || e.auth === 'dashboard') && c.csrf !== 'missing') Object.assign(body, c.csrf === 'valid' ? arena.withCsrf(e, {}) : { csrf: 'forged' });
-        payload = e.form ? new URLSearchParams(Object.entries(body).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString() : JSON.stringify(body);
+        if ((e.path.startsWith('/checkout/') || e.auth === 'dashboard') && c.csrf !== 'missing')
+          Object.assign(body, c.csrf === 'valid' ? arena.withCsrf(e, {}) : { csrf: 'forged' });
+        payload = e.form
+          ? new URLSearchParams(
+              Object.entries(body).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+            ).toString()
+          : JSON.stringify(body);
       } else if (c.body.kind === 'json') payload = JSON.stringify(c.body.value);
       else if (c.body.kind === 'text') payload = c.body.text;
-      else if (c.body.kind === 'proto') payload = '{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}},"amount":{"__proto__":{"total":1}}}';
+      else if (c.body.kind === 'proto')
+        payload = '{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}},"amount":{"__proto__":{"total":1}}}';
       else if (c.body.kind === 'huge') payload = JSON.stringify({ description: 'x'.repeat(1_100_000) });
       if (e.path.startsWith('/checkout/') && c.csrf === 'valid') headers.cookie = csrf.cookie;
-      if (e.auth === 'dashboard' && c.auth !== 'missing') headers.cookie = c.auth === 'garbage' ? 'kb_dash=garbage' : arena.authHeaders(e).cookie!;
-      if (payload !== undefined && e.method !== 'GET') headers['content-type'] = c.contentType ?? (e.form ? 'application/x-www-form-urlencoded' : 'application/json');
-      return { method: e.method, url: qs ? `${url}?${qs}` : url, headers, payload: e.method === 'GET' ? undefined : payload };
+      if (e.auth === 'dashboard' && c.auth !== 'missing')
+        headers.cookie = c.auth === 'garbage' ? 'kb_dash=garbage' : arena.authHeaders(e).cookie!;
+      if (payload !== undefined && e.method !== 'GET')
+        headers['content-type'] = c.contentType ?? (e.form ? 'application/x-www-form-urlencoded' : 'application/json');
+      return {
+        method: e.method,
+        url: qs ? `${url}?${qs}` : url,
+        headers,
+        payload: e.method === 'GET' ? undefined : payload,
+      };
     }
 
-    it(`never a 5xx, always the documented error shape, nothing written on a rejection (${RUNS} cases over ${ENDPOINTS.length} endpoints)`, { timeout: 600_000 }, async () => {
+    it(`never a 5xx, always the documented error shape, nothing written on a rejection (${RUNS} cases over ${ENDPOINTS.length} endpoints)`, {
+      timeout: 600_000,
+    }, async () => {
       let before = await arena.fingerprint();
-      const seen = { cases: 0, accepted: 0, rejected: 0, byStatus: {} as Record<number, number>, endpoints: new Set<number>() };
+      const seen = {
+        cases: 0,
+        accepted: 0,
+        rejected: 0,
+        byStatus: {} as Record<number, number>,
+        endpoints: new Set<number>(),
+      };
       await fc.assert(
         fc.asyncProperty(caseArb, async (c) => {
           if (seen.cases++ % 250 === 0) arena.m.token = await accessToken(arena.t.app, arena.m.credentials); // outlive clock jumps
@@ -119,7 +232,9 @@ for (const backend of BACKENDS) {
       );
       assert.equal(seen.endpoints.size, ENDPOINTS.length, 'every endpoint was exercised');
       assert.ok(seen.rejected > RUNS / 2, `${seen.rejected} rejections`);
-      console.log(`[hostile input ${backend}] ${seen.cases} cases over ${ENDPOINTS.length} endpoints: ${seen.rejected} rejected, ${seen.accepted} accepted, statuses ${JSON.stringify(seen.byStatus)}, 0 failures`);
+      console.log(
+        `[hostile input ${backend}] ${seen.cases} cases over ${ENDPOINTS.length} endpoints: ${seen.rejected} rejected, ${seen.accepted} accepted, statuses ${JSON.stringify(seen.byStatus)}, 0 failures`,
+      );
     });
   });
 }

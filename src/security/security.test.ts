@@ -11,7 +11,15 @@ import { createGateway } from '../gateway.ts';
 import { createLogger } from '../logger.ts';
 import { SimulatorAcquirer } from '../acquirer/simulator.ts';
 import { Clock } from '../clock.ts';
-import { ADMIN_TOKEN, MerchantClient, TEST_ACQUIRER_MODULE, basicPayment, createPaid, startTestGateway, type TestGateway } from '../testing/harness.ts';
+import {
+  ADMIN_TOKEN,
+  MerchantClient,
+  TEST_ACQUIRER_MODULE,
+  basicPayment,
+  createPaid,
+  startTestGateway,
+  type TestGateway,
+} from '../testing/harness.ts';
 import { openTestDb } from '../testing/databases.ts';
 import { checkNoCardData } from '../reliability/checks.ts';
 import { cardNumbersIn } from '../payments/card.ts';
@@ -56,7 +64,11 @@ for (const backend of BACKENDS) {
     let b: MerchantClient;
     const logs: string[] = [];
     before(async () => {
-      t = await startTestGateway(backend, { LOG_LEVEL: 'trace' }, { logStream: { write: (line) => void logs.push(line) } });
+      t = await startTestGateway(
+        backend,
+        { LOG_LEVEL: 'trace' },
+        { logStream: { write: (line) => void logs.push(line) } },
+      );
       a = await MerchantClient.create(t);
       b = await MerchantClient.create(t);
     });
@@ -69,7 +81,14 @@ for (const backend of BACKENDS) {
       const unknownPay = 'f'.repeat(32);
       const unknownRec = 'e'.repeat(32);
       const before = [await stateOf(t, paid), await stateOf(t, held)];
-      b.token = (await t.app.inject({ method: 'POST', url: '/v1/gateway/access-token', headers: { apikey: b.credentials.apiKey, 'content-type': 'application/json' }, payload: { client_id: b.credentials.clientId, client_secret: b.credentials.clientSecret } })).json().access_token;
+      b.token = (
+        await t.app.inject({
+          method: 'POST',
+          url: '/v1/gateway/access-token',
+          headers: { apikey: b.credentials.apiKey, 'content-type': 'application/json' },
+          payload: { client_id: b.credentials.clientId, client_secret: b.credentials.clientSecret },
+        })
+      ).json().access_token;
       const attempts: [string, string, (id: string) => string, unknown, string, string][] = [
         ['GET', 'get payment', (id) => `/v1/gateway/payments/${id}`, undefined, paid, unknownPay],
         ['POST', 'cancel', (id) => `/v1/gateway/payments/${id}/cancel`, {}, paid, unknownPay],
@@ -77,7 +96,14 @@ for (const backend of BACKENDS) {
         ['POST', 'completion', (id) => `/v1/gateway/payments/${id}/completion`, { amount: '1.00' }, held, unknownPay],
         ['GET', 'callback log', (id) => `/v1/gateway/payments/${id}/callbacks`, undefined, paid, unknownPay],
         ['POST', 'redeliver', (id) => `/v1/gateway/payments/${id}/callbacks/redeliver`, {}, paid, unknownPay],
-        ['POST', 'execute saved card', () => '/v1/gateway/payments/execution', { money: { amount: '1.00', currency: 'GEL' } }, recId, unknownRec],
+        [
+          'POST',
+          'execute saved card',
+          () => '/v1/gateway/payments/execution',
+          { money: { amount: '1.00', currency: 'GEL' } },
+          recId,
+          unknownRec,
+        ],
         ['POST', 'delete saved card', (id) => `/v1/gateway/payments/${id}/delete`, undefined, recId, unknownRec],
         ['DELETE', 'delete saved card (DELETE)', (id) => `/v1/gateway/payments/${id}`, undefined, recId, unknownRec],
       ];
@@ -106,15 +132,29 @@ for (const backend of BACKENDS) {
       const fill = (p: string) => p.replace(':clientId', a.credentials.clientId).replace(':payId', payId);
       let refused = 0;
       for (const [method, path] of [...ADMIN_ENDPOINTS, ...SANDBOX_ENDPOINTS]) {
-        for (const authorization of [undefined, 'Bearer wrong-token-0123456789abcdefghij', `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}`, a.headers().authorization]) {
-          const res = await t.app.inject({ method: method as 'GET', url: fill(path), headers: { ...(authorization ? { authorization } : {}), 'content-type': 'application/json' }, payload: method === 'GET' ? undefined : { name: 'x', advanceSeconds: 60, card: '4111111111111111' } });
+        for (const authorization of [
+          undefined,
+          'Bearer wrong-token-0123456789abcdefghij',
+          `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}`,
+          a.headers().authorization,
+        ]) {
+          const res = await t.app.inject({
+            method: method as 'GET',
+            url: fill(path),
+            headers: { ...(authorization ? { authorization } : {}), 'content-type': 'application/json' },
+            payload: method === 'GET' ? undefined : { name: 'x', advanceSeconds: 60, card: '4111111111111111' },
+          });
           assert.equal(res.statusCode, 401, `${method} ${path} with ${authorization?.slice(0, 12)}: ${res.body}`);
           assert.match(String(res.headers['www-authenticate']), /^Bearer/);
           refused++;
         }
       }
       assert.equal(refused, (ADMIN_ENDPOINTS.length + SANDBOX_ENDPOINTS.length) * 4);
-      assert.equal((await t.admin('GET', `/v1/gateway/payments/${payId}`)).statusCode, 401, 'the admin token is no merchant token either');
+      assert.equal(
+        (await t.admin('GET', `/v1/gateway/payments/${payId}`)).statusCode,
+        401,
+        'the admin token is no merchant token either',
+      );
     });
 
     it('requires the CSRF token and its cookie on every checkout form (pay, 3-D Secure, banking app)', async () => {
@@ -133,8 +173,18 @@ for (const backend of BACKENDS) {
       const before = await stateOf(t, id);
       let refused = 0;
       for (const [url, fields] of forms) {
-        for (const [token, withCookie] of [[null, true], [csrf, false], ['forged', true], [csrf.slice(0, -2) + '00', true]] as const) {
-          const res = await t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded', ...(withCookie ? { cookie } : {}) }, payload: token === null ? fields : `${fields}&csrf=${encodeURIComponent(token)}` });
+        for (const [token, withCookie] of [
+          [null, true],
+          [csrf, false],
+          ['forged', true],
+          [csrf.slice(0, -2) + '00', true],
+        ] as const) {
+          const res = await t.app.inject({
+            method: 'POST',
+            url,
+            headers: { 'content-type': 'application/x-www-form-urlencoded', ...(withCookie ? { cookie } : {}) },
+            payload: token === null ? fields : `${fields}&csrf=${encodeURIComponent(token)}`,
+          });
           assert.equal(res.statusCode, 403, `${url} token=${token} cookie=${withCookie}: ${res.statusCode}`);
           assert.match(String(res.headers['content-type']), /^text\/html/);
           refused++;
@@ -143,7 +193,12 @@ for (const backend of BACKENDS) {
       assert.equal(refused, 12);
       assert.equal(await stateOf(t, id), before, 'no refused form changed the payment');
       // With both, the same form goes through.
-      const ok = await t.app.inject({ method: 'POST', url: forms[0]![0], headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, payload: `${forms[0]![1]}&csrf=${encodeURIComponent(csrf)}` });
+      const ok = await t.app.inject({
+        method: 'POST',
+        url: forms[0]![0],
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+        payload: `${forms[0]![1]}&csrf=${encodeURIComponent(csrf)}`,
+      });
       assert.equal(ok.statusCode, 303);
     });
 
@@ -151,12 +206,31 @@ for (const backend of BACKENDS) {
       const card = '5555555555554444';
       const encoded = [...card].map((d) => `%3${d}`).join('');
       const secret = 'hunter2-plain-secret';
-      const json = JSON.stringify({ amount: { currency: 'GEL', total: '1.00' }, returnurl: 'https://shop.example/r', description: `card ${card}`, client_secret: secret });
+      const json = JSON.stringify({
+        amount: { currency: 'GEL', total: '1.00' },
+        returnurl: 'https://shop.example/r',
+        description: `card ${card}`,
+        client_secret: secret,
+      });
       const sent = [
         // A JSON body posted as a form (PHP's curl does it without a Content-Type): the whole document is one key.
-        await t.app.inject({ method: 'POST', url: '/v1/gateway/payments', headers: a.headers({ 'content-type': 'application/x-www-form-urlencoded' }), payload: json }),
-        await t.app.inject({ method: 'POST', url: '/v1/gateway/access-token', headers: { apikey: a.credentials.apiKey, 'content-type': 'application/x-www-form-urlencoded' }, payload: JSON.stringify({ client_id: a.credentials.clientId, client_secret: a.credentials.clientSecret }) }),
-        await a.post('/v1/gateway/payments', { [`note ${card}`]: 1, [`{"client_secret":"${secret}"}`]: '', amount: { currency: 'GEL', total: '1.00' } }),
+        await t.app.inject({
+          method: 'POST',
+          url: '/v1/gateway/payments',
+          headers: a.headers({ 'content-type': 'application/x-www-form-urlencoded' }),
+          payload: json,
+        }),
+        await t.app.inject({
+          method: 'POST',
+          url: '/v1/gateway/access-token',
+          headers: { apikey: a.credentials.apiKey, 'content-type': 'application/x-www-form-urlencoded' },
+          payload: JSON.stringify({ client_id: a.credentials.clientId, client_secret: a.credentials.clientSecret }),
+        }),
+        await a.post('/v1/gateway/payments', {
+          [`note ${card}`]: 1,
+          [`{"client_secret":"${secret}"}`]: '',
+          amount: { currency: 'GEL', total: '1.00' },
+        }),
         await a.get(`/v1/gateway/payments/${card}`),
         await a.get(`/v1/gateway/payments?description=${card}&client_secret=${secret}&x=${encoded}`),
         await a.get(`/v1/gateway/payments/${encoded}?q=${card.replace(/(\d{4})/g, '$1-')}`),
@@ -164,14 +238,23 @@ for (const backend of BACKENDS) {
       ];
       for (const res of sent) assert.ok(res.statusCode < 500, `${res.statusCode} ${res.body}`);
       await t.app.requestLog.flush();
-      const { rows } = await t.gw.services.db.query<{ path: string; request_body: string | null }>('SELECT path, request_body FROM merchant_requests WHERE client_id = $1', [a.credentials.clientId]);
+      const { rows } = await t.gw.services.db.query<{ path: string; request_body: string | null }>(
+        'SELECT path, request_body FROM merchant_requests WHERE client_id = $1',
+        [a.credentials.clientId],
+      );
       const stored = JSON.stringify(rows);
       const paths = rows.map((r) => r.path);
-      assert.ok(paths.some((p) => p.includes('••••4444')) && rows.some((r) => r.request_body?.includes('[redacted]')), `the calls were logged, redacted: ${stored.slice(0, 2_000)}`);
+      assert.ok(
+        paths.some((p) => p.includes('••••4444')) && rows.some((r) => r.request_body?.includes('[redacted]')),
+        `the calls were logged, redacted: ${stored.slice(0, 2_000)}`,
+      );
       const logText = logs.join('');
       // The request log holds no card number at all; the log lines (whose timings' digits can read
       // as one) not the one sent, in any of its forms.
-      for (const [where, text] of [['request log', stored], ['log lines', logText]] as const) {
+      for (const [where, text] of [
+        ['request log', stored],
+        ['log lines', logText],
+      ] as const) {
         for (const form of [text, decodeURIComponent(text.replace(/%(?![0-9A-Fa-f]{2})/g, '%25'))]) {
           if (where === 'request log') assert.deepEqual(cardNumbersIn(form), [], `a card number in the ${where}`);
           assert.ok(!form.replace(/[ -]/g, '').includes(card), `the card number in the ${where}`);
@@ -186,7 +269,15 @@ for (const backend of BACKENDS) {
       const pay = async (card: string, over: Record<string, unknown> = {}) => {
         const id = (await a.createPayment(basicPayment(over))).json().payId as string;
         const page = await t.app.inject({ method: 'GET', url: `/checkout/${id}` });
-        return { id, res: await t.app.inject({ method: 'POST', url: `/checkout/${id}/pay`, headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookieOf(page) }, payload: `method=5&csrf=${encodeURIComponent(csrfOf(page.body))}&number=${card}&expiry=11%2F31&securityCode=739&holder=CARD+HOLDER` }) };
+        return {
+          id,
+          res: await t.app.inject({
+            method: 'POST',
+            url: `/checkout/${id}/pay`,
+            headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookieOf(page) },
+            payload: `method=5&csrf=${encodeURIComponent(csrfOf(page.body))}&number=${card}&expiry=11%2F31&securityCode=739&holder=CARD+HOLDER`,
+          }),
+        };
       };
       assert.equal((await pay('5555555555554444', { saveCard: true })).res.statusCode, 303);
       assert.equal((await pay('4000000000000002')).res.statusCode, 303);
@@ -195,12 +286,21 @@ for (const backend of BACKENDS) {
       await createPaid(t, a, {}, '4000000000000838');
       const saved = await createPaid(t, a, { saveCard: true });
       const recId = (await a.getPayment(saved)).json().recurringCard.recId as string;
-      assert.equal((await a.post('/v1/gateway/payments/execution', { recId, money: { amount: '2.00', currency: 'GEL' } })).statusCode, 200);
+      assert.equal(
+        (await a.post('/v1/gateway/payments/execution', { recId, money: { amount: '2.00', currency: 'GEL' } }))
+          .statusCode,
+        200,
+      );
       const logText = logs.join('');
       assert.ok(logText.length > 10_000, `${logText.length} bytes of trace logs`);
       const scanned = await checkNoCardData(t.gw.services.db, logText);
-      assert.ok(!/\b739\b/.test(logText.replace(/"(reqId|requestId|pay_id|payId|time|pid|transactionId|rrn)":"?[^,"]*"?/g, '')), 'the security code appears in the logs');
-      console.log(`[card data ${backend}] ${scanned.rows} rows in every table and ${scanned.logBytes} bytes of trace logs scanned: no card number, no security code`);
+      assert.ok(
+        !/\b739\b/.test(logText.replace(/"(reqId|requestId|pay_id|payId|time|pid|transactionId|rrn)":"?[^,"]*"?/g, '')),
+        'the security code appears in the logs',
+      );
+      console.log(
+        `[card data ${backend}] ${scanned.rows} rows in every table and ${scanned.logBytes} bytes of trace logs scanned: no card number, no security code`,
+      );
     });
   });
 }
@@ -209,7 +309,11 @@ describe('production mode', () => {
   let t: TestGateway;
   let m: MerchantClient;
   before(async () => {
-    t = await startTestGateway(BACKENDS[0]!, { KARIBCHE_MODE: 'production', KARIBCHE_PUBLIC_URL: 'https://pay.example', KARIBCHE_ACQUIRER_MODULE: TEST_ACQUIRER_MODULE });
+    t = await startTestGateway(BACKENDS[0]!, {
+      KARIBCHE_MODE: 'production',
+      KARIBCHE_PUBLIC_URL: 'https://pay.example',
+      KARIBCHE_ACQUIRER_MODULE: TEST_ACQUIRER_MODULE,
+    });
     m = await MerchantClient.create(t);
   });
   after(() => t.close());
@@ -217,22 +321,58 @@ describe('production mode', () => {
   it('refuses to start without a real acquirer connector: production never falls back to the simulator', async () => {
     const db = await openTestDb(BACKENDS[0]!);
     try {
-      const config = loadConfig({ KARIBCHE_MODE: 'production', KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN, KARIBCHE_DATA_DIR: db.dataDir, LOG_LEVEL: 'silent' });
-      await assert.rejects(createGateway(config, { db: db.db, background: false, log: createLogger('silent') }), (err) => err instanceof ConfigError && /KARIBCHE_ACQUIRER_MODULE/.test(err.message));
-      const broken = loadConfig({ KARIBCHE_MODE: 'production', KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN, KARIBCHE_DATA_DIR: db.dataDir, LOG_LEVEL: 'silent', KARIBCHE_ACQUIRER_MODULE: '/nonexistent/connector.mjs' });
-      await assert.rejects(createGateway(broken, { db: db.db, background: false, log: createLogger('silent') }), (err) => err instanceof ConfigError && /cannot load/.test(err.message));
+      const config = loadConfig({
+        KARIBCHE_MODE: 'production',
+        KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN,
+        KARIBCHE_DATA_DIR: db.dataDir,
+        LOG_LEVEL: 'silent',
+      });
+      await assert.rejects(
+        createGateway(config, { db: db.db, background: false, log: createLogger('silent') }),
+        (err) => err instanceof ConfigError && /KARIBCHE_ACQUIRER_MODULE/.test(err.message),
+      );
+      const broken = loadConfig({
+        KARIBCHE_MODE: 'production',
+        KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN,
+        KARIBCHE_DATA_DIR: db.dataDir,
+        LOG_LEVEL: 'silent',
+        KARIBCHE_ACQUIRER_MODULE: '/nonexistent/connector.mjs',
+      });
+      await assert.rejects(
+        createGateway(broken, { db: db.db, background: false, log: createLogger('silent') }),
+        (err) => err instanceof ConfigError && /cannot load/.test(err.message),
+      );
       // Nor the simulator handed in by code: production refuses it as its acquirer.
-      const withConnector = loadConfig({ KARIBCHE_MODE: 'production', KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN, KARIBCHE_DATA_DIR: db.dataDir, LOG_LEVEL: 'silent', KARIBCHE_ACQUIRER_MODULE: TEST_ACQUIRER_MODULE });
+      const withConnector = loadConfig({
+        KARIBCHE_MODE: 'production',
+        KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN,
+        KARIBCHE_DATA_DIR: db.dataDir,
+        LOG_LEVEL: 'silent',
+        KARIBCHE_ACQUIRER_MODULE: TEST_ACQUIRER_MODULE,
+      });
       const simulator = new SimulatorAcquirer(db.db, new Clock(), 0);
-      await assert.rejects(createGateway(config, { db: db.db, background: false, log: createLogger('silent'), acquirer: simulator }), (err) => err instanceof ConfigError && /refuses the sandbox simulator/.test(err.message));
-      await assert.rejects(createGateway(withConnector, { db: db.db, background: false, log: createLogger('silent'), acquirer: simulator }), (err) => err instanceof ConfigError && /refuses the sandbox simulator/.test(err.message));
+      await assert.rejects(
+        createGateway(config, { db: db.db, background: false, log: createLogger('silent'), acquirer: simulator }),
+        (err) => err instanceof ConfigError && /refuses the sandbox simulator/.test(err.message),
+      );
+      await assert.rejects(
+        createGateway(withConnector, {
+          db: db.db,
+          background: false,
+          log: createLogger('silent'),
+          acquirer: simulator,
+        }),
+        (err) => err instanceof ConfigError && /refuses the sandbox simulator/.test(err.message),
+      );
     } finally {
       await db.drop();
     }
   });
 
   it('charges through the configured connector, never the simulator: a sandbox decline card is whatever the real acquirer says', async () => {
-    const { calls } = (await import(TEST_ACQUIRER_MODULE)) as { calls: { op: string; mode: string; last4: string | null }[] };
+    const { calls } = (await import(TEST_ACQUIRER_MODULE)) as {
+      calls: { op: string; mode: string; last4: string | null }[];
+    };
     const before = calls.length;
     // 4000 0000 0000 0002 is declined by the sandbox simulator; the connector here approves everything.
     const id = (await m.createPayment(basicPayment())).json().payId as string;
@@ -246,14 +386,21 @@ describe('production mode', () => {
     });
     assert.equal(paid.statusCode, 303);
     assert.equal((await m.getPayment(id)).json().status, 'Succeeded');
-    assert.deepEqual(calls.slice(before).map((c) => [c.op, c.mode, c.last4]), [['authorise', 'production', '0002']]);
+    assert.deepEqual(
+      calls.slice(before).map((c) => [c.op, c.mode, c.last4]),
+      [['authorise', 'production', '0002']],
+    );
     const { rows } = await t.gw.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM sim_authorisations');
     assert.equal(rows[0]!.n, 0, 'the simulator kept no books: it was never asked');
   });
 
   it('has no sandbox endpoints, even with the admin token', async () => {
     for (const [method, path] of SANDBOX_ENDPOINTS) {
-      const res = await t.admin(method as 'GET', path.replace(':payId', 'a'.repeat(32)), method === 'GET' ? undefined : {});
+      const res = await t.admin(
+        method as 'GET',
+        path.replace(':payId', 'a'.repeat(32)),
+        method === 'GET' ? undefined : {},
+      );
       assert.equal(res.statusCode, 404, `${method} ${path}`);
       assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
     }

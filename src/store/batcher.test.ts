@@ -31,7 +31,8 @@ function writer() {
 }
 
 const turn = () => new Promise((r) => setImmediate(r));
-const settle = (ps: Promise<void>[]) => Promise.allSettled(ps).then((rs) => rs.map((r) => (r.status === 'fulfilled' ? 'ok' : (r.reason as Error).message)));
+const settle = (ps: Promise<void>[]) =>
+  Promise.allSettled(ps).then((rs) => rs.map((r) => (r.status === 'fulfilled' ? 'ok' : (r.reason as Error).message)));
 
 describe('Batcher', () => {
   it('writes what one turn of the event loop added as one statement, and what arrives while the slot is busy as the next', async () => {
@@ -46,7 +47,10 @@ describe('Batcher', () => {
     assert.deepEqual(w.statements, [[1, 2, 3]], 'the slot is busy: 4 and 5 wait');
     await w.finishAll();
     assert.deepEqual(await settle(done), ['ok', 'ok', 'ok', 'ok', 'ok']);
-    assert.deepEqual(w.statements, [[1, 2, 3], [4, 5]]);
+    assert.deepEqual(w.statements, [
+      [1, 2, 3],
+      [4, 5],
+    ]);
     assert.equal(b.statements, 2);
     assert.equal(b.items, 5);
   });
@@ -56,7 +60,14 @@ describe('Batcher', () => {
     const b = new Batcher<number>(w.write, { concurrency: 2, maxBatch: 3, wholeBatch: () => false });
     const done = Array.from({ length: 10 }, (_, i) => b.add(i));
     await turn();
-    assert.deepEqual(w.statements, [[0, 1, 2], [3, 4, 5]], 'two statements in flight at most');
+    assert.deepEqual(
+      w.statements,
+      [
+        [0, 1, 2],
+        [3, 4, 5],
+      ],
+      'two statements in flight at most',
+    );
     await w.finishAll();
     await settle(done);
     assert.deepEqual(w.statements, [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]);

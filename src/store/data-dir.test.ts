@@ -19,7 +19,10 @@ const TSX = import.meta.resolve('tsx');
 describe('the default data dir under the test runner', () => {
   it('is refused; a temp dir is not', () => {
     assert.ok(process.env.NODE_TEST_CONTEXT, 'runs under node --test');
-    assert.throws(() => dataDirToWrite('./data'), (e: Error) => e instanceof ConfigError && /never write into .*data/.test(e.message));
+    assert.throws(
+      () => dataDirToWrite('./data'),
+      (e: Error) => e instanceof ConfigError && /never write into .*data/.test(e.message),
+    );
     assert.throws(() => dataDirToWrite(path.resolve('data')), ConfigError);
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-datadir-'));
     try {
@@ -45,13 +48,22 @@ describe('the default data dir under the test runner', () => {
     }
   });
 
-  it('a gateway process a test starts without KARIBCHE_DATA_DIR refuses to start and creates nothing', { timeout: 60_000 }, async () => {
+  it('a gateway process a test starts without KARIBCHE_DATA_DIR refuses to start and creates nothing', {
+    timeout: 60_000,
+  }, async () => {
     // Started in a directory of its own, so that even a broken guard cannot touch the checkout's ./data.
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-cwd-'));
     try {
       const child = spawn(process.execPath, ['--import', TSX, MAIN], {
         cwd,
-        env: { ...process.env, KARIBCHE_DATA_DIR: '', DATABASE_URL: '', KARIBCHE_MODE: 'sandbox', KARIBCHE_ADMIN_TOKEN: '', PORT: '0' },
+        env: {
+          ...process.env,
+          KARIBCHE_DATA_DIR: '',
+          DATABASE_URL: '',
+          KARIBCHE_MODE: 'sandbox',
+          KARIBCHE_ADMIN_TOKEN: '',
+          PORT: '0',
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let out = '';

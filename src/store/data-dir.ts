@@ -11,7 +11,9 @@ export const DEFAULT_DATA_DIR = './data';
 export function dataDirToWrite(dir: string): string {
   const resolved = path.resolve(dir);
   if (process.env.NODE_TEST_CONTEXT && resolved === path.resolve(DEFAULT_DATA_DIR)) {
-    throw new ConfigError(`tests and benchmarks never write into ${resolved} (a sandbox running from this checkout owns it): set KARIBCHE_DATA_DIR to a temp dir`);
+    throw new ConfigError(
+      `tests and benchmarks never write into ${resolved} (a sandbox running from this checkout owns it): set KARIBCHE_DATA_DIR to a temp dir`,
+    );
   }
   return resolved;
 }

@@ -46,7 +46,18 @@ export class DatabaseUnavailableError extends Error {
 // 25006 (read-only transaction): the connection leads to a standby — in a replicated cluster, the
 // old primary in the seconds after a switchover or failover, before the router (HAProxy on Patroni's
 // health check) stops sending connections there. Nothing was written; the request may be retried.
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300', READ_ONLY]);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  READ_ONLY,
+]);
 
 /** True for an error of a connection to a standby (read-only): that connection must be dropped. */
 export function isReadOnly(err: unknown): boolean {
@@ -64,7 +75,9 @@ export function isUnavailable(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | null;
   if (!e) return false;
   if (e.code && (UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i.test(e.message ?? '');
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i.test(
+    e.message ?? '',
+  );
 }
 
 /**

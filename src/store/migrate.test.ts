@@ -14,11 +14,25 @@ import { dumpSchema, type SchemaDump } from '../testing/schema-dump.ts';
 // The migrations directory as it stood before issue 27 (commit 5c4b76a): the names, in the order
 // the old migrator applied them, that a database it migrated has in schema_migrations.
 const OLD_NUMBERING = [
-  '001_init.sql', '002_checkout.sql', '003_callbacks.sql', '004_operations.sql', '005_idempotency_link.sql',
-  '006_state_machine.sql', '007_idempotency_recovery_points.sql', '008_callback_backlog.sql', '009_sim_operations.sql',
-  '030_payment_search.sql', '031_callback_problems.sql', '032_request_log.sql', '060_bank_profile.sql',
-  '061_sandbox_outcomes.sql', '062_callback_conformance.sql', '070_dashboard.sql', '090_event_feed.sql',
-  '091_idempotency_work.sql', '100_merchant_clock.sql',
+  '001_init.sql',
+  '002_checkout.sql',
+  '003_callbacks.sql',
+  '004_operations.sql',
+  '005_idempotency_link.sql',
+  '006_state_machine.sql',
+  '007_idempotency_recovery_points.sql',
+  '008_callback_backlog.sql',
+  '009_sim_operations.sql',
+  '030_payment_search.sql',
+  '031_callback_problems.sql',
+  '032_request_log.sql',
+  '060_bank_profile.sql',
+  '061_sandbox_outcomes.sql',
+  '062_callback_conformance.sql',
+  '070_dashboard.sql',
+  '090_event_feed.sql',
+  '091_idempotency_work.sql',
+  '100_merchant_clock.sql',
 ];
 const oldUpTo = (last: string) => OLD_NUMBERING.slice(0, OLD_NUMBERING.indexOf(last) + 1);
 const words = (name: string) => name.slice(4);
@@ -39,9 +53,14 @@ async function migrateTheOldWay(db: Db, oldNames: readonly string[]): Promise<vo
 }
 
 const history = async (db: Db) =>
-  (await db.query<{ version: number; name: string; applied_at: Date }>('SELECT version, name, applied_at FROM schema_migrations ORDER BY version')).rows;
+  (
+    await db.query<{ version: number; name: string; applied_at: Date }>(
+      'SELECT version, name, applied_at FROM schema_migrations ORDER BY version',
+    )
+  ).rows;
 const sequence = () => listMigrations().map((m) => ({ version: m.version, name: m.name }));
-const versionAndName = (rows: { version: number; name: string }[]) => rows.map((r) => ({ version: r.version, name: r.name }));
+const versionAndName = (rows: { version: number; name: string }[]) =>
+  rows.map((r) => ({ version: r.version, name: r.name }));
 
 async function withDb(backend: Backend, fn: (t: TestDb) => Promise<void>): Promise<void> {
   const t = await openTestDb(backend);
@@ -68,7 +87,10 @@ describe('the migration files', () => {
   it('are one gapless sequence 001, 002, … named NNN_words.sql', () => {
     const files = fs.readdirSync(path.join(import.meta.dirname, 'migrations')).sort();
     assert.deepEqual(sequenceProblems(files), []);
-    assert.deepEqual(listMigrations().map((m) => m.version), files.map((_, i) => i + 1));
+    assert.deepEqual(
+      listMigrations().map((m) => m.version),
+      files.map((_, i) => i + 1),
+    );
   });
 
   it('a file numbered other than the next one, a repeated number or a bad name is a problem', () => {
@@ -97,15 +119,31 @@ describe('the migration files', () => {
 });
 
 describe('a history that is not a prefix of the sequence', () => {
-  const seq = [{ version: 1, name: '001_a.sql' }, { version: 2, name: '002_b.sql' }, { version: 3, name: '003_c.sql' }];
+  const seq = [
+    { version: 1, name: '001_a.sql' },
+    { version: 2, name: '002_b.sql' },
+    { version: 3, name: '003_c.sql' },
+  ];
   it('is named by what is wrong with it', () => {
     assert.equal(historyProblem([], seq), null);
     assert.equal(historyProblem(seq.slice(0, 2), seq), null);
     assert.equal(historyProblem(seq, seq), null);
-    assert.match(historyProblem([seq[0]!, seq[2]!], seq)!, /gap: 002_b\.sql is not applied but the later 003_c\.sql is/);
-    assert.match(historyProblem([seq[0]!, { version: 2, name: '002_other.sql' }], seq)!, /records version 2 as 002_other\.sql, but this code's migration 2 is 002_b\.sql/);
-    assert.match(historyProblem([...seq, { version: 4, name: '004_d.sql' }], seq)!, /004_d\.sql, which this code does not know \(it knows 001 to 003_c\.sql\): the code is older than the database/);
-    assert.match(historyProblem([{ version: 0, name: '000_zero.sql' }, ...seq], seq)!, /000_zero\.sql as version 0, which is no migration's number/);
+    assert.match(
+      historyProblem([seq[0]!, seq[2]!], seq)!,
+      /gap: 002_b\.sql is not applied but the later 003_c\.sql is/,
+    );
+    assert.match(
+      historyProblem([seq[0]!, { version: 2, name: '002_other.sql' }], seq)!,
+      /records version 2 as 002_other\.sql, but this code's migration 2 is 002_b\.sql/,
+    );
+    assert.match(
+      historyProblem([...seq, { version: 4, name: '004_d.sql' }], seq)!,
+      /004_d\.sql, which this code does not know \(it knows 001 to 003_c\.sql\): the code is older than the database/,
+    );
+    assert.match(
+      historyProblem([{ version: 0, name: '000_zero.sql' }, ...seq], seq)!,
+      /000_zero\.sql as version 0, which is no migration's number/,
+    );
   });
 });
 
@@ -114,7 +152,10 @@ describe('migrations', () => {
     it(`a fresh database gets 001, 002, … in order, once [${backend}]`, () =>
       withDb(backend, async (t) => {
         const renumbered: Renumbered[][] = [];
-        assert.deepEqual(await migrate(t.db, undefined, { onRenumbered: (r) => renumbered.push(r) }), listMigrations().map((m) => m.name));
+        assert.deepEqual(
+          await migrate(t.db, undefined, { onRenumbered: (r) => renumbered.push(r) }),
+          listMigrations().map((m) => m.name),
+        );
         assert.deepEqual(await migrate(t.db), []);
         assert.deepEqual(versionAndName(await history(t.db)), sequence());
         assert.deepEqual(renumbered, []);
@@ -138,7 +179,12 @@ describe('migrations', () => {
 
       // 008: a point the repository passed through; 009: where the two numberings still agree;
       // 062: inside the old ranges; 100: fully migrated.
-      for (const last of ['008_callback_backlog.sql', '009_sim_operations.sql', '062_callback_conformance.sql', '100_merchant_clock.sql']) {
+      for (const last of [
+        '008_callback_backlog.sql',
+        '009_sim_operations.sql',
+        '062_callback_conformance.sql',
+        '100_merchant_clock.sql',
+      ]) {
         it(`migrated up to ${last}`, () =>
           withDb(backend, async (t) => {
             const old = oldUpTo(last);
@@ -146,13 +192,31 @@ describe('migrations', () => {
             const before = await history(t.db);
             const renumbered: Renumbered[][] = [];
             const applied = await migrate(t.db, undefined, { onRenumbered: (r) => renumbered.push(r) });
-            assert.deepEqual(applied, listMigrations().slice(old.length).map((m) => m.name));
+            assert.deepEqual(
+              applied,
+              listMigrations()
+                .slice(old.length)
+                .map((m) => m.name),
+            );
             const after = await history(t.db);
             assert.deepEqual(versionAndName(after), sequence());
             // The rows it had keep their dates: the history is renumbered, not rewritten.
-            assert.deepEqual(after.slice(0, old.length).map((r) => r.applied_at), before.map((r) => r.applied_at));
+            assert.deepEqual(
+              after.slice(0, old.length).map((r) => r.applied_at),
+              before.map((r) => r.applied_at),
+            );
             const moved = old.filter((n) => Number(n.slice(0, 3)) > 9);
-            assert.deepEqual(renumbered, moved.length ? [moved.map((from) => ({ from, to: listMigrations().find((m) => words(m.name) === words(from))!.name }))] : []);
+            assert.deepEqual(
+              renumbered,
+              moved.length
+                ? [
+                    moved.map((from) => ({
+                      from,
+                      to: listMigrations().find((m) => words(m.name) === words(from))!.name,
+                    })),
+                  ]
+                : [],
+            );
             assert.deepEqual(await dumpSchema(t.db), fresh);
             // Carried over once: the next start finds nothing to renumber or apply.
             assert.deepEqual(await migrate(t.db, undefined, { onRenumbered: (r) => renumbered.push(r) }), []);
@@ -175,7 +239,11 @@ describe('migrations', () => {
         await t.db.query(change);
         try {
           await assertRefused(t.db, message);
-          assert.equal((await t.db.query(`SELECT to_regclass('dashboard_users') AS r`)).rows[0]!.r, null, 'nothing later applied');
+          assert.equal(
+            (await t.db.query(`SELECT to_regclass('dashboard_users') AS r`)).rows[0]!.r,
+            null,
+            'nothing later applied',
+          );
         } finally {
           await t.db.query(undo);
         }
@@ -200,7 +268,9 @@ describe('migrations', () => {
         return refusedWith(
           `INSERT INTO schema_migrations (version, name) VALUES (${future}, '${String(future).padStart(3, '0')}_from_the_future.sql')`,
           `DELETE FROM schema_migrations WHERE version = ${future}`,
-          new RegExp(`_from_the_future\\.sql, which this code does not know \\(it knows 001 to ${names.at(-1)}\\): the code is older than the database`),
+          new RegExp(
+            `_from_the_future\\.sql, which this code does not know \\(it knows 001 to ${names.at(-1)}\\): the code is older than the database`,
+          ),
         );
       });
 
@@ -228,7 +298,10 @@ describe('migrations', () => {
         const names = listMigrations().map((m) => m.name);
         await migrateTheOldWay(t.db, [...oldUpTo('008_callback_backlog.sql'), '030_payment_search.sql']);
         await assertRefused(t.db, new RegExp(`gap: ${names[8]} is not applied but the later ${names[9]} is`));
-        assert.ok((await history(t.db)).some((r) => r.name === '030_payment_search.sql'), 'still in the old numbering');
+        assert.ok(
+          (await history(t.db)).some((r) => r.name === '030_payment_search.sql'),
+          'still in the old numbering',
+        );
       }));
   }
 
@@ -253,7 +326,9 @@ describe('migrations', () => {
       try {
         await migrateTheOldWay(t.db, oldUpTo('062_callback_conformance.sql'));
         const renumbered: Renumbered[][] = [];
-        const results = await Promise.all(pools.map((db) => migrate(db, undefined, { onRenumbered: (r) => renumbered.push(r) })));
+        const results = await Promise.all(
+          pools.map((db) => migrate(db, undefined, { onRenumbered: (r) => renumbered.push(r) })),
+        );
         assert.equal(results.filter((r) => r.length > 0).length, 1, JSON.stringify(results));
         assert.equal(renumbered.length, 1);
         assert.deepEqual(versionAndName(await history(t.db)), sequence());
@@ -267,7 +342,14 @@ describe('migrations', () => {
       const t = await openTestDb('postgres');
       try {
         const next = listMigrations().length + 1;
-        const bad = [...listMigrations(), { version: next, name: `${String(next).padStart(3, '0')}_bad.sql`, sql: 'CREATE TABLE half_done (x int); SELECT no_such_function();' }];
+        const bad = [
+          ...listMigrations(),
+          {
+            version: next,
+            name: `${String(next).padStart(3, '0')}_bad.sql`,
+            sql: 'CREATE TABLE half_done (x int); SELECT no_such_function();',
+          },
+        ];
         await assert.rejects(migrate(t.db, bad), /no_such_function/);
         const { rows } = await t.db.query(`SELECT to_regclass('merchants') AS m, to_regclass('half_done') AS h`);
         assert.deepEqual(rows[0], { m: null, h: null });

@@ -6,7 +6,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from './db.ts';
 import { advisoryXactLock } from './locks.ts';
-import { type AppliedMigration, type Renumbered, carryOverLegacyNumbering, refuseUnlessPrefix } from './migration-history.ts';
+import {
+  type AppliedMigration,
+  type Renumbered,
+  carryOverLegacyNumbering,
+  refuseUnlessPrefix,
+} from './migration-history.ts';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 // Any fixed number: the advisory lock that serialises migrations between gateway processes.
@@ -30,8 +35,12 @@ export function sequenceProblems(names: readonly string[]): string[] {
   const problems: string[] = [];
   names.forEach((name, i) => {
     const m = FILE_NAME.exec(name);
-    if (!m) problems.push(`${name}: a migration's name is NNN_words.sql (three digits, lower-case words joined by "_")`);
-    else if (Number(m[1]) !== i + 1) problems.push(`${name}: expected number ${String(i + 1).padStart(3, '0')} (the next after ${names[i - 1] ?? 'none'}): numbers run 001, 002, … without a gap or a repeat`);
+    if (!m)
+      problems.push(`${name}: a migration's name is NNN_words.sql (three digits, lower-case words joined by "_")`);
+    else if (Number(m[1]) !== i + 1)
+      problems.push(
+        `${name}: expected number ${String(i + 1).padStart(3, '0')} (the next after ${names[i - 1] ?? 'none'}): numbers run 001, 002, … without a gap or a repeat`,
+      );
   });
   return problems;
 }
@@ -43,9 +52,16 @@ export function checkSequence(names: readonly string[]): void {
 
 /** The migrations of a directory: every .sql file in it, checked to be one gapless sequence. */
 export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
-  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort();
   checkSequence(files);
-  return files.map((f) => ({ version: Number(f.slice(0, 3)), name: f, sql: fs.readFileSync(path.join(dir, f), 'utf8') }));
+  return files.map((f) => ({
+    version: Number(f.slice(0, 3)),
+    name: f,
+    sql: fs.readFileSync(path.join(dir, f), 'utf8'),
+  }));
 }
 
 export interface MigrateOptions {
@@ -62,20 +78,24 @@ export interface MigrateOptions {
  */
 export async function migrate(db: Db, migrations = listMigrations(), opts: MigrateOptions = {}): Promise<string[]> {
   checkSequence(migrations.map((m) => m.name));
-  const { applied, renumbered } = await db.tx(async (q) => {
-    await advisoryXactLock(q, MIGRATION_LOCK);
-    await q.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+  const { applied, renumbered } = await db.tx(
+    async (q) => {
+      await advisoryXactLock(q, MIGRATION_LOCK);
+      await q.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-    const recorded = (await q.query<AppliedMigration>('SELECT version, name FROM schema_migrations ORDER BY version')).rows;
-    const { applied: history, renumbered } = await carryOverLegacyNumbering(q, recorded);
-    refuseUnlessPrefix(history, migrations);
-    const pending = migrations.slice(history.length);
-    for (const m of pending) {
-      await q.exec(m.sql);
-      await q.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
-    }
-    return { applied: pending.map((m) => m.name), renumbered };
-  }, { patient: true });
+      const recorded = (await q.query<AppliedMigration>('SELECT version, name FROM schema_migrations ORDER BY version'))
+        .rows;
+      const { applied: history, renumbered } = await carryOverLegacyNumbering(q, recorded);
+      refuseUnlessPrefix(history, migrations);
+      const pending = migrations.slice(history.length);
+      for (const m of pending) {
+        await q.exec(m.sql);
+        await q.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+      }
+      return { applied: pending.map((m) => m.name), renumbered };
+    },
+    { patient: true },
+  );
   // Told once committed: a rolled-back renumbering did not happen.
   if (renumbered.length) opts.onRenumbered?.(renumbered);
   return applied;

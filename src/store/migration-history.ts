@@ -45,20 +45,37 @@ export class MigrationHistoryError extends Error {
  * numbering, and answers the history as it now stands, in version order. A row of a later
  * migration numbered like an old one (a future 030_*.sql) has another name and is left alone.
  */
-export async function carryOverLegacyNumbering(q: Queryable, recorded: readonly AppliedMigration[]): Promise<{ applied: AppliedMigration[]; renumbered: Renumbered[] }> {
-  const renumbered = LEGACY_RENUMBERING.filter((r) => recorded.some((a) => a.version === versionOf(r.from) && a.name === r.from));
+export async function carryOverLegacyNumbering(
+  q: Queryable,
+  recorded: readonly AppliedMigration[],
+): Promise<{ applied: AppliedMigration[]; renumbered: Renumbered[] }> {
+  const renumbered = LEGACY_RENUMBERING.filter((r) =>
+    recorded.some((a) => a.version === versionOf(r.from) && a.name === r.from),
+  );
   if (!renumbered.length) return { applied: [...recorded], renumbered };
   const taken = renumbered.find((r) => recorded.some((a) => a.version === versionOf(r.to)));
-  if (taken) throw new MigrationHistoryError(`${taken.from} is recorded in the numbering before 2026-11-27 while version ${versionOf(taken.to)} is recorded too; a history has one numbering or the other`);
+  if (taken)
+    throw new MigrationHistoryError(
+      `${taken.from} is recorded in the numbering before 2026-11-27 while version ${versionOf(taken.to)} is recorded too; a history has one numbering or the other`,
+    );
   await q.query(
     `UPDATE schema_migrations m SET version = r.to_version, name = r.to_name
        FROM unnest($1::int[], $2::text[], $3::int[], $4::text[]) AS r(from_version, from_name, to_version, to_name)
       WHERE m.version = r.from_version AND m.name = r.from_name`,
-    [renumbered.map((r) => versionOf(r.from)), renumbered.map((r) => r.from), renumbered.map((r) => versionOf(r.to)), renumbered.map((r) => r.to)],
+    [
+      renumbered.map((r) => versionOf(r.from)),
+      renumbered.map((r) => r.from),
+      renumbered.map((r) => versionOf(r.to)),
+      renumbered.map((r) => r.to),
+    ],
   );
   const renamed = new Map(renumbered.map((r) => [r.from, r.to]));
   const applied = recorded
-    .map((a) => (renamed.has(a.name) && a.version === versionOf(a.name) ? { version: versionOf(renamed.get(a.name)!), name: renamed.get(a.name)! } : a))
+    .map((a) =>
+      renamed.has(a.name) && a.version === versionOf(a.name)
+        ? { version: versionOf(renamed.get(a.name)!), name: renamed.get(a.name)! }
+        : a,
+    )
     .sort((a, b) => a.version - b.version);
   return { applied, renumbered };
 }
@@ -67,18 +84,24 @@ export async function carryOverLegacyNumbering(q: Queryable, recorded: readonly 
  * What keeps this code from migrating a database that has applied `applied` (in version order),
  * or null when that history is a prefix of `sequence` (the code's migrations, 001, 002, …).
  */
-export function historyProblem(applied: readonly AppliedMigration[], sequence: readonly AppliedMigration[]): string | null {
+export function historyProblem(
+  applied: readonly AppliedMigration[],
+  sequence: readonly AppliedMigration[],
+): string | null {
   const last = sequence.at(-1);
   const unknown = applied.find((a) => !Number.isInteger(a.version) || a.version < 1);
-  if (unknown) return `it records migration ${unknown.name} as version ${unknown.version}, which is no migration's number`;
+  if (unknown)
+    return `it records migration ${unknown.name} as version ${unknown.version}, which is no migration's number`;
   const newer = applied.filter((a) => a.version > sequence.length);
   if (newer.length) {
     return `it records ${newer.map((a) => a.name).join(', ')}, which this code does not know (it knows ${last ? `001 to ${last.name}` : 'no migration'}): the code is older than the database — run the version of Karibche that migrated it, or a newer one`;
   }
   for (const [i, a] of applied.entries()) {
     const expected = sequence[i]!;
-    if (a.version !== expected.version) return `its history has a gap: ${expected.name} is not applied but the later ${a.name} is`;
-    if (a.name !== expected.name) return `it records version ${a.version} as ${a.name}, but this code's migration ${a.version} is ${expected.name}`;
+    if (a.version !== expected.version)
+      return `its history has a gap: ${expected.name} is not applied but the later ${a.name} is`;
+    if (a.name !== expected.name)
+      return `it records version ${a.version} as ${a.name}, but this code's migration ${a.version} is ${expected.name}`;
   }
   return null;
 }

@@ -9,7 +9,13 @@ import { openPostgres } from './postgres.ts';
 /** Opens the configured database: PostgreSQL when DATABASE_URL is set, else PGlite in the data dir. */
 export async function openDatabase(config: Config, onError?: (err: Error) => void): Promise<Db> {
   if (config.databaseUrl) {
-    return openPostgres(config.databaseUrl, { poolSize: config.dbPoolSize, queryTimeoutMs: config.dbQueryTimeoutMs, onError, listenUrl: config.databaseDirectUrl, statements: config.dbStatements });
+    return openPostgres(config.databaseUrl, {
+      poolSize: config.dbPoolSize,
+      queryTimeoutMs: config.dbQueryTimeoutMs,
+      onError,
+      listenUrl: config.databaseDirectUrl,
+      statements: config.dbStatements,
+    });
   }
   const dir = path.join(dataDirToWrite(config.dataDir), 'pglite');
   fs.mkdirSync(dir, { recursive: true });

@@ -26,7 +26,11 @@ const NOTIFIED_WITHIN_MS = 30_000;
 /** Waits for a condition a notification brings about, well within the poll interval it must beat. */
 const until = (what: string, holds: () => boolean | Promise<boolean>) => waitUntil(what, holds, NOTIFIED_WITHIN_MS, 20);
 
-const skipReason = !BACKENDS.includes('postgres') ? null : pgbouncerBinary() ? null : 'pgbouncer is not installed (apt-get install pgbouncer; .ci/run installs it)';
+const skipReason = !BACKENDS.includes('postgres')
+  ? null
+  : pgbouncerBinary()
+    ? null
+    : 'pgbouncer is not installed (apt-get install pgbouncer; .ci/run installs it)';
 if (skipReason) console.log(`[pgbouncer] SKIPPED: ${skipReason}`);
 if (!BACKENDS.includes('postgres')) console.log('[pgbouncer] not run: PostgreSQL is not among KARIBCHE_TEST_BACKENDS');
 
@@ -94,10 +98,15 @@ if (BACKENDS.includes('postgres')) {
         ...NO_POLLING,
       });
       const start = (background: boolean, over: Record<string, string> = {}) =>
-        createGateway(loadConfig({ ...env(), ...over }), { clock: new Clock(), background, log: createLogger('silent') });
+        createGateway(loadConfig({ ...env(), ...over }), {
+          clock: new Clock(),
+          background,
+          log: createLogger('silent'),
+        });
       const admin = (g: Gateway, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) =>
         g.app.inject({ method, url, payload: payload as object, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
-      const merchant = (g: Gateway, method: 'GET' | 'POST', url: string, payload?: unknown) => g.app.inject({ method, url, payload: payload as object, headers: m.headers });
+      const merchant = (g: Gateway, method: 'GET' | 'POST', url: string, payload?: unknown) =>
+        g.app.inject({ method, url, payload: payload as object, headers: m.headers });
 
       before(async () => {
         test = await openTestDb('postgres');
@@ -107,7 +116,14 @@ if (BACKENDS.includes('postgres')) {
         const created = await admin(a, 'POST', '/admin/v1/merchants', { name: 'Pooled', ...EVERYTHING });
         assert.equal(created.statusCode, 201, created.body);
         const c = created.json().credentials as Credentials;
-        m = { clientId: c.clientId, headers: { apikey: c.apiKey, authorization: `Bearer ${await accessToken(b.app, c)}`, 'content-type': 'application/json' } };
+        m = {
+          clientId: c.clientId,
+          headers: {
+            apikey: c.apiKey,
+            authorization: `Bearer ${await accessToken(b.app, c)}`,
+            'content-type': 'application/json',
+          },
+        };
       });
       after(async () => {
         await a?.close();
@@ -116,7 +132,9 @@ if (BACKENDS.includes('postgres')) {
       });
 
       it('applied every migration once at start and uses unnamed statements', async () => {
-        const { rows } = await test.db.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+        const { rows } = await test.db.query<{ version: number }>(
+          'SELECT version FROM schema_migrations ORDER BY version',
+        );
         assert.deepEqual(
           rows.map((r) => r.version),
           listMigrations().map((x) => x.version),
@@ -128,7 +146,11 @@ if (BACKENDS.includes('postgres')) {
       it('refuses to start without a direct connection for LISTEN, saying which setting is missing', async () => {
         const { KARIBCHE_DATABASE_DIRECT_URL: _direct, ...withoutDirect } = env();
         await assert.rejects(
-          createGateway(loadConfig(withoutDirect), { clock: new Clock(), background: false, log: createLogger('silent') }),
+          createGateway(loadConfig(withoutDirect), {
+            clock: new Clock(),
+            background: false,
+            log: createLogger('silent'),
+          }),
           (e: unknown) => e instanceof ConfigError && /KARIBCHE_DATABASE_DIRECT_URL/.test(e.message),
         );
       });
@@ -136,17 +158,30 @@ if (BACKENDS.includes('postgres')) {
       it('creates 40 payments at once, pays, refunds and completes them; the other process delivers every callback on its notification', async () => {
         const before = rx.received.length;
         const created = await Promise.all(
-          Array.from({ length: 40 }, (_, i) => merchant(b, 'POST', '/v1/gateway/payments', basicPayment({ callbackUrl: rx.url, preAuth: i % 2 === 1 }))),
+          Array.from({ length: 40 }, (_, i) =>
+            merchant(b, 'POST', '/v1/gateway/payments', basicPayment({ callbackUrl: rx.url, preAuth: i % 2 === 1 })),
+          ),
         );
         for (const r of created) assert.equal(r.statusCode, 200, r.body);
         const ids = created.map((r) => r.json().payId as string);
         // Paid through gateway a, which runs no dispatcher: b's dispatcher hears of it only by LISTEN.
-        await Promise.all(ids.map(async (id) => assert.equal((await admin(a, 'POST', `/sandbox/v1/payments/${id}/simulate`, { card: '4111111111111111' })).statusCode, 200)));
+        await Promise.all(
+          ids.map(async (id) =>
+            assert.equal(
+              (await admin(a, 'POST', `/sandbox/v1/payments/${id}/simulate`, { card: '4111111111111111' })).statusCode,
+              200,
+            ),
+          ),
+        );
         await until('40 payment callbacks', () => rx.received.length >= before + 40);
         const [sale, preAuth] = [ids.filter((_, i) => i % 2 === 0), ids.filter((_, i) => i % 2 === 1)];
-        const refunds = await Promise.all(sale.map((id) => merchant(a, 'POST', `/v1/gateway/payments/${id}/cancel`, {})));
+        const refunds = await Promise.all(
+          sale.map((id) => merchant(a, 'POST', `/v1/gateway/payments/${id}/cancel`, {})),
+        );
         for (const r of refunds) assert.equal(r.json().status, 'Returned', r.body);
-        const completions = await Promise.all(preAuth.map((id) => merchant(b, 'POST', `/v1/gateway/payments/${id}/completion`, { amount: 10 })));
+        const completions = await Promise.all(
+          preAuth.map((id) => merchant(b, 'POST', `/v1/gateway/payments/${id}/completion`, { amount: 10 })),
+        );
         for (const r of completions) assert.equal(r.json().status, 'Succeeded', r.body);
         await until('the refund and completion callbacks', () => rx.received.length >= before + 80);
         // One callback for the payment and one for the refund or completion of each.
@@ -167,7 +202,9 @@ if (BACKENDS.includes('postgres')) {
       });
     });
 
-    it('a gateway process with KARIBCHE_WORKERS=2 through PgBouncer: migrations at start, payments, refunds, callbacks, clock', { timeout: 120_000 }, async () => {
+    it('a gateway process with KARIBCHE_WORKERS=2 through PgBouncer: migrations at start, payments, refunds, callbacks, clock', {
+      timeout: 120_000,
+    }, async () => {
       const test = await openTestDb('postgres');
       const port = await freePort();
       const base = `http://127.0.0.1:${port}`;
@@ -188,22 +225,34 @@ if (BACKENDS.includes('postgres')) {
       const call = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
         new Promise<{ status: number; json: any }>((resolve, reject) => {
           const payload = body === undefined ? undefined : JSON.stringify(body);
-          const req = http.request(`${base}${path}`, { method, agent: false, headers: payload ? { ...headers, 'content-type': 'application/json' } : headers }, (res) => {
-            let text = '';
-            res.on('data', (d) => (text += d));
-            res.on('end', () => resolve({ status: res.statusCode!, json: text ? JSON.parse(text) : null }));
-          });
+          const req = http.request(
+            `${base}${path}`,
+            { method, agent: false, headers: payload ? { ...headers, 'content-type': 'application/json' } : headers },
+            (res) => {
+              let text = '';
+              res.on('data', (d) => (text += d));
+              res.on('end', () => resolve({ status: res.statusCode!, json: text ? JSON.parse(text) : null }));
+            },
+          );
           req.on('error', reject);
           req.end(payload);
         });
       try {
         const pids = new Set<number>();
-        await until('both workers answering', async () => (pids.add((await call('GET', '/healthz', {})).json.pid), pids.size === 2));
+        await until(
+          'both workers answering',
+          async () => (pids.add((await call('GET', '/healthz', {})).json.pid), pids.size === 2),
+        );
         const adminH = { authorization: `Bearer ${ADMIN_TOKEN}` };
         const created = await call('POST', '/admin/v1/merchants', adminH, { name: 'Pooled process', ...EVERYTHING });
         assert.equal(created.status, 201);
         const c = created.json.credentials as Credentials;
-        const tok = await call('POST', '/v1/gateway/access-token', { apikey: c.apiKey }, { client_id: c.clientId, client_secret: c.clientSecret });
+        const tok = await call(
+          'POST',
+          '/v1/gateway/access-token',
+          { apikey: c.apiKey },
+          { client_id: c.clientId, client_secret: c.clientSecret },
+        );
         const h = { apikey: c.apiKey, authorization: `Bearer ${tok.json.access_token}` };
         const before = rx.received.length;
         const ids: string[] = [];
@@ -211,9 +260,14 @@ if (BACKENDS.includes('postgres')) {
           const p = await call('POST', '/v1/gateway/payments', h, basicPayment({ callbackUrl: rx.url }));
           assert.equal(p.status, 200, JSON.stringify(p.json));
           ids.push(p.json.payId);
-          assert.equal((await call('POST', `/sandbox/v1/payments/${p.json.payId}/simulate`, adminH, { card: '4111111111111111' })).status, 200);
+          assert.equal(
+            (await call('POST', `/sandbox/v1/payments/${p.json.payId}/simulate`, adminH, { card: '4111111111111111' }))
+              .status,
+            200,
+          );
         }
-        for (const id of ids) assert.equal((await call('POST', `/v1/gateway/payments/${id}/cancel`, h, {})).json.status, 'Returned');
+        for (const id of ids)
+          assert.equal((await call('POST', `/v1/gateway/payments/${id}/cancel`, h, {})).json.status, 'Returned');
         await until('20 callbacks', () => rx.received.length >= before + 20);
 
         // The clock moves on one worker; creations on both (connections alternate) use the new time.
@@ -224,7 +278,11 @@ if (BACKENDS.includes('postgres')) {
           const times = [];
           for (let i = 0; i < 4; i++) {
             const p = await call('POST', '/v1/gateway/payments', h, basicPayment());
-            times.push(Date.parse(p.json.payId ? (await call('GET', `/v1/gateway/payments/${p.json.payId}`, h)).json.createdAt : '0'));
+            times.push(
+              Date.parse(
+                p.json.payId ? (await call('GET', `/v1/gateway/payments/${p.json.payId}`, h)).json.createdAt : '0',
+              ),
+            );
           }
           return times.every((t) => t >= moved);
         });

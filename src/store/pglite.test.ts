@@ -10,7 +10,11 @@ import { openDatabase } from './open.ts';
 import { PGLITE_SETTINGS, openPglite } from './pglite.ts';
 
 const setting = async (db: Awaited<ReturnType<typeof openPglite>>, name: string) =>
-  (await db.query<{ setting: string; unit: string | null }>('SELECT setting, unit FROM pg_settings WHERE name = $1', [name])).rows[0]!;
+  (
+    await db.query<{ setting: string; unit: string | null }>('SELECT setting, unit FROM pg_settings WHERE name = $1', [
+      name,
+    ])
+  ).rows[0]!;
 
 describe('PGlite data dir and settings', () => {
   it('initialises a new data dir in a child process, with the memory settings in its postgresql.conf, and reopens it', async () => {
@@ -20,7 +24,11 @@ describe('PGlite data dir and settings', () => {
       let db = await openPglite(dir);
       try {
         assert.ok(fs.existsSync(path.join(dir, 'PG_VERSION')));
-        assert.deepEqual(fs.readdirSync(root), ['pglite'], 'the child worked in a sibling dir that was renamed into place');
+        assert.deepEqual(
+          fs.readdirSync(root),
+          ['pglite'],
+          'the child worked in a sibling dir that was renamed into place',
+        );
         const conf = fs.readFileSync(path.join(dir, 'postgresql.conf'), 'utf8');
         for (const s of PGLITE_SETTINGS) {
           const [name, value] = s.split('=') as [string, string];
@@ -47,7 +55,9 @@ describe('PGlite data dir and settings', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-pglite-'));
     try {
       await (await openDatabase(loadConfig({ KARIBCHE_DATA_DIR: dataDir }))).close();
-      const db = await openDatabase(loadConfig({ KARIBCHE_DATA_DIR: dataDir, KARIBCHE_PGLITE_SETTINGS: 'shared_buffers=32MB, work_mem=8MB' }));
+      const db = await openDatabase(
+        loadConfig({ KARIBCHE_DATA_DIR: dataDir, KARIBCHE_PGLITE_SETTINGS: 'shared_buffers=32MB, work_mem=8MB' }),
+      );
       try {
         assert.deepEqual(await setting(db, 'shared_buffers'), { setting: '4096', unit: '8kB' });
         assert.deepEqual(await setting(db, 'work_mem'), { setting: '8192', unit: 'kB' });

@@ -12,7 +12,13 @@ import type { Db, Notification, Queryable, QueryResult } from './db.ts';
  * gateway's peak RSS was 819–950 MB under the bench); PGlite reads and writes its files through
  * Node's fs, so the operating system's page cache keeps what falls out of a small buffer pool.
  */
-export const PGLITE_SETTINGS = ['shared_buffers=16MB', 'wal_buffers=1MB', 'temp_buffers=2MB', 'work_mem=2MB', 'maintenance_work_mem=16MB'];
+export const PGLITE_SETTINGS = [
+  'shared_buffers=16MB',
+  'wal_buffers=1MB',
+  'temp_buffers=2MB',
+  'work_mem=2MB',
+  'maintenance_work_mem=16MB',
+];
 
 /**
  * PGlite's WebAssembly runs as V8's baseline (Liftoff) code only. By default V8 also recompiles
@@ -61,9 +67,18 @@ async function initInChild(dataDir: string, settings: readonly string[]): Promis
   fs.rmSync(tmp, { recursive: true, force: true });
   const initArgs = settings.flatMap((s) => ['-c', s]);
   try {
-    await promisify(execFile)(process.execPath, ['--input-type=module', '-e', INIT_SCRIPT, JSON.stringify([import.meta.resolve('@electric-sql/pglite'), tmp, initArgs])], {
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    await promisify(execFile)(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        INIT_SCRIPT,
+        JSON.stringify([import.meta.resolve('@electric-sql/pglite'), tmp, initArgs]),
+      ],
+      {
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
   } catch (err) {
     fs.rmSync(tmp, { recursive: true, force: true });
     const e = err as { stderr?: string; message: string };
@@ -82,12 +97,15 @@ async function initInChild(dataDir: string, settings: readonly string[]): Promis
 export async function openPglite(dataDir: string | undefined, opts: PgliteOptions = {}): Promise<Db> {
   const settings = opts.settings ?? PGLITE_SETTINGS;
   if (dataDir && !fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
-    if (fs.existsSync(dataDir) && fs.readdirSync(dataDir).length > 0) throw new Error(`${dataDir} is not empty and holds no PostgreSQL data dir (no PG_VERSION)`);
+    if (fs.existsSync(dataDir) && fs.readdirSync(dataDir).length > 0)
+      throw new Error(`${dataDir} is not empty and holds no PostgreSQL data dir (no PG_VERSION)`);
     await initInChild(dataDir, settings);
   }
   baselineWasmOnly();
   // Given at every start too: a data dir made before these settings keeps its postgresql.conf.
-  const pg = await PGlite.create(dataDir, { startParams: [...PGlite.defaultStartParams, ...settings.flatMap((s) => ['-c', s])] });
+  const pg = await PGlite.create(dataDir, {
+    startParams: [...PGlite.defaultStartParams, ...settings.flatMap((s) => ['-c', s])],
+  });
   const base = wrap(pg);
   const listeners = new Map<string, Set<Notification>>();
   let closed = false;

@@ -32,7 +32,10 @@ describePostgres('the pool across a failover [postgres]', () => {
       await assert.rejects(db.query('INSERT INTO ro_probe VALUES (1)'), DatabaseUnavailableError);
       const afterQuery = await pid();
       assert.notEqual(afterQuery, before, 'the connection that led to a standby was dropped');
-      await assert.rejects(db.tx((q) => q.query('INSERT INTO ro_probe VALUES (2)')), DatabaseUnavailableError);
+      await assert.rejects(
+        db.tx((q) => q.query('INSERT INTO ro_probe VALUES (2)')),
+        DatabaseUnavailableError,
+      );
       assert.notEqual(await pid(), afterQuery, 'dropped after a transaction too');
       assert.equal((await t.db.query('SELECT * FROM ro_probe')).rowCount, 0, 'nothing was written');
     } finally {
@@ -49,12 +52,21 @@ describePostgres('the pool across a failover [postgres]', () => {
       const before = await pid();
       const started = Date.now();
       await assert.rejects(db.query('SELECT pg_sleep(3)'), DatabaseUnavailableError);
-      assert.ok(Date.now() - started < 2_500, `answered after ${Date.now() - started} ms, not when the statement ended`);
+      assert.ok(
+        Date.now() - started < 2_500,
+        `answered after ${Date.now() - started} ms, not when the statement ended`,
+      );
       const afterQuery = await pid();
       assert.notEqual(afterQuery, before, 'the busy connection was dropped, not reused');
-      await assert.rejects(db.tx((q) => q.query('SELECT pg_sleep(3)')), DatabaseUnavailableError);
+      await assert.rejects(
+        db.tx((q) => q.query('SELECT pg_sleep(3)')),
+        DatabaseUnavailableError,
+      );
       assert.notEqual(await pid(), afterQuery, 'dropped after a transaction too');
-      assert.deepEqual(await db.tx(async (q) => (await q.query('SELECT pg_sleep(1.5)'), 'waited'), { patient: true }), 'waited');
+      assert.deepEqual(
+        await db.tx(async (q) => (await q.query('SELECT pg_sleep(1.5)'), 'waited'), { patient: true }),
+        'waited',
+      );
     } finally {
       await db.close();
       await t.drop();
@@ -80,7 +92,10 @@ describePostgres('the pool across a failover [postgres]', () => {
     via.host = `127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
     const db = await openPostgres(via.toString(), { poolSize: 2 });
     try {
-      for (const statement of [() => db.query('SELECT pg_sleep(5)'), () => db.tx((q) => q.query('SELECT pg_sleep(5)'))]) {
+      for (const statement of [
+        () => db.query('SELECT pg_sleep(5)'),
+        () => db.tx((q) => q.query('SELECT pg_sleep(5)')),
+      ]) {
         const running = statement();
         await new Promise((r) => setTimeout(r, 300));
         for (const s of sockets) s.destroy();

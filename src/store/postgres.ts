@@ -14,7 +14,11 @@ pg.types.setTypeParser(20, (v) => Number(v));
 // connection while the next transaction may run on another, so there every statement is unnamed:
 // parsed and planned on each call, which any pool mode passes through (docs/pgbouncer.md).
 const statementNames = new Map<string, string>();
-function statementName(sql: string, params: readonly unknown[] | undefined, given: string | undefined): string | undefined {
+function statementName(
+  sql: string,
+  params: readonly unknown[] | undefined,
+  given: string | undefined,
+): string | undefined {
   if (given) return given;
   if (!params || params.length === 0) return undefined;
   let name = statementNames.get(sql);
@@ -26,7 +30,12 @@ function statementName(sql: string, params: readonly unknown[] | undefined, give
 }
 
 /** A statement with pg's client-side deadline (`query_timeout`: pg supports it, its types omit it). */
-function statement(text: string, params: readonly unknown[] | undefined, name: string | undefined, timeoutMs: number | undefined): pg.QueryConfig {
+function statement(
+  text: string,
+  params: readonly unknown[] | undefined,
+  name: string | undefined,
+  timeoutMs: number | undefined,
+): pg.QueryConfig {
   const config = { text, values: params as unknown[] | undefined, name, query_timeout: timeoutMs };
   return config;
 }
@@ -86,7 +95,8 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     throw isUnavailable(err) ? new DatabaseUnavailableError(err) : err;
   }
   const named = opts.statements === 'named' || (opts.statements !== 'unnamed' && !pooler);
-  const nameFor = (sql: string, params: readonly unknown[] | undefined, given: string | undefined) => (named ? statementName(sql, params, given) : undefined);
+  const nameFor = (sql: string, params: readonly unknown[] | undefined, given: string | undefined) =>
+    named ? statementName(sql, params, given) : undefined;
   const listenUrl = opts.listenUrl ?? url;
 
   const listeners = new Map<string, Set<Notification>>();

@@ -8,5 +8,8 @@ export async function getSetting(q: Queryable, key: string): Promise<string | nu
 }
 
 export async function putSetting(q: Queryable, key: string, value: string): Promise<void> {
-  await q.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value', [key, value]);
+  await q.query(
+    'INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value',
+    [key, value],
+  );
 }

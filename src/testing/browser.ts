@@ -13,7 +13,11 @@ export { freePort };
 export const CHROMIUM = process.env.KARIBCHE_CHROMIUM ?? '/usr/bin/chromium';
 export const SCREENSHOTS = path.resolve('test-artifacts/screenshots');
 
-export async function listeningGateway(backend: Backend, env: Record<string, string> = {}, opts: { background?: boolean } = {}): Promise<{ t: TestGateway; base: string }> {
+export async function listeningGateway(
+  backend: Backend,
+  env: Record<string, string> = {},
+  opts: { background?: boolean } = {},
+): Promise<{ t: TestGateway; base: string }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const t = await startTestGateway(backend, { KARIBCHE_PUBLIC_URL: base, ...env }, opts);
@@ -24,7 +28,15 @@ export async function listeningGateway(backend: Backend, env: Record<string, str
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -38,7 +50,10 @@ const SCREENSHOT_MAX_HEIGHT = 6_000;
  */
 export async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  const { width, height } = await page.evaluate(() => ({ width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight }));
+  const { width, height } = await page.evaluate(() => ({
+    width: document.documentElement.scrollWidth,
+    height: document.documentElement.scrollHeight,
+  }));
   const clip = height > SCREENSHOT_MAX_HEIGHT ? { x: 0, y: 0, width, height: SCREENSHOT_MAX_HEIGHT } : undefined;
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true, clip, timeout: 120_000 });
 }
@@ -57,7 +72,10 @@ export interface AxeFinding {
  * Runs axe-core on the page at each width: its findings and how many rules passed. axe is injected
  * as a script, so the page's context must bypass the CSP (`bypassCSP: true`), for axe's runs only.
  */
-export async function runAxe(page: Page, widths: readonly number[]): Promise<{ findings: AxeFinding[]; passes: number }> {
+export async function runAxe(
+  page: Page,
+  widths: readonly number[],
+): Promise<{ findings: AxeFinding[]; passes: number }> {
   await page.addScriptTag({ path: AXE_SCRIPT });
   type AxeResult = { passes: unknown[]; violations: { id: string; impact: string; nodes: { target: string[] }[] }[] };
   const findings: AxeFinding[] = [];
@@ -66,7 +84,8 @@ export async function runAxe(page: Page, widths: readonly number[]): Promise<{ f
     await page.setViewportSize({ width, height: 900 });
     const result = await page.evaluate(() => (window as unknown as { axe: { run(): Promise<AxeResult> } }).axe.run());
     passes += result.passes.length;
-    for (const v of result.violations) findings.push({ width, impact: v.impact, rule: v.id, where: v.nodes.map((n) => n.target.join(' ')).join(', ') });
+    for (const v of result.violations)
+      findings.push({ width, impact: v.impact, rule: v.id, where: v.nodes.map((n) => n.target.join(' ')).join(', ') });
   }
   return { findings, passes };
 }

@@ -13,9 +13,12 @@ export async function noCardDataIn(t: TestGateway): Promise<void> {
   const numbers = [...Object.keys(TEST_CARDS), '5555555555554444'];
   let scanned = 0;
   for (const c of cols) {
-    const { rows } = await db.query<{ v: string }>(`SELECT "${c.column_name}"::text AS v FROM "${c.table_name}" WHERE "${c.column_name}" IS NOT NULL`);
+    const { rows } = await db.query<{ v: string }>(
+      `SELECT "${c.column_name}"::text AS v FROM "${c.table_name}" WHERE "${c.column_name}" IS NOT NULL`,
+    );
     scanned += rows.length;
-    for (const r of rows) for (const n of numbers) assert.ok(!r.v.includes(n), `${c.table_name}.${c.column_name} holds a card number`);
+    for (const r of rows)
+      for (const n of numbers) assert.ok(!r.v.includes(n), `${c.table_name}.${c.column_name} holds a card number`);
   }
   assert.ok(scanned > 50, `scanned ${scanned} values`);
 }

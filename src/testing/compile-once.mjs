@@ -21,14 +21,20 @@ function replaceExports(file, make) {
 }
 
 const validators = new Map();
-const validatorCompiler = path.join(path.dirname(fastifyRequire.resolve('@fastify/ajv-compiler')), 'lib', 'validator-compiler.js');
+const validatorCompiler = path.join(
+  path.dirname(fastifyRequire.resolve('@fastify/ajv-compiler')),
+  'lib',
+  'validator-compiler.js',
+);
 replaceExports(validatorCompiler, (ValidatorCompiler) => {
   return class ValidatorCompilerOnce extends ValidatorCompiler {
     constructor(externalSchemas, options) {
       super(externalSchemas, options);
       // Plugins and onCreate customise this ajv with code the key cannot see: no reuse then.
       const custom = options.plugins?.length || options.onCreate;
-      this.onceKey = custom ? null : JSON.stringify([options.mode ?? null, options.customOptions ?? null, externalSchemas]);
+      this.onceKey = custom
+        ? null
+        : JSON.stringify([options.mode ?? null, options.customOptions ?? null, externalSchemas]);
     }
 
     buildValidatorFunction(route) {
@@ -46,7 +52,14 @@ const stringifyCompiler = requireFrom(fastifyRequire.resolve('@fastify/fast-json
 replaceExports(stringifyCompiler.resolve('fast-json-stringify'), (fastJsonStringify) => {
   function fastJsonStringifyOnce(schema, options) {
     // Options that carry code (a custom ajv) are not part of the key: no reuse then.
-    if (options && Object.values(options).some((v) => typeof v === 'function' || (v && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) !== Object.prototype))) {
+    if (
+      options &&
+      Object.values(options).some(
+        (v) =>
+          typeof v === 'function' ||
+          (v && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) !== Object.prototype),
+      )
+    ) {
       return fastJsonStringify(schema, options);
     }
     const key = JSON.stringify([schema, options ?? null]);

@@ -11,7 +11,11 @@ export interface DashboardLogin {
 let users = 0;
 
 /** A new dashboard user of the merchant, created through the operator API. */
-export async function createDashboardUser(t: TestGateway, clientId: string, email = `user${++users}-${Date.now()}@shop.example`): Promise<DashboardLogin> {
+export async function createDashboardUser(
+  t: TestGateway,
+  clientId: string,
+  email = `user${++users}-${Date.now()}@shop.example`,
+): Promise<DashboardLogin> {
   const res = await t.admin('POST', `/admin/v1/merchants/${clientId}/users`, { email });
   if (res.statusCode !== 201) throw new Error(`user create failed: ${res.statusCode} ${res.body}`);
   return { email, password: res.json().password };
@@ -61,19 +65,31 @@ export class DashboardBrowser {
   }
 
   private get sent(): Record<string, string> {
-    return { cookie: this.cookieHeader, ...(this.acceptLanguage === undefined ? {} : { 'accept-language': this.acceptLanguage }) };
+    return {
+      cookie: this.cookieHeader,
+      ...(this.acceptLanguage === undefined ? {} : { 'accept-language': this.acceptLanguage }),
+    };
   }
 
   async get(url: string): Promise<LightMyRequestResponse> {
-    return this.keep(await this.app.inject({ method: 'GET', url, remoteAddress: this.remoteAddress, headers: this.sent }));
+    return this.keep(
+      await this.app.inject({ method: 'GET', url, remoteAddress: this.remoteAddress, headers: this.sent }),
+    );
   }
 
   /** Posts a form as a browser does (repeated fields for arrays). */
   async post(url: string, form: Record<string, string | string[] | undefined>): Promise<LightMyRequestResponse> {
     const body = new URLSearchParams();
-    for (const [k, v] of Object.entries(form)) for (const x of v === undefined ? [] : Array.isArray(v) ? v : [v]) body.append(k, x);
+    for (const [k, v] of Object.entries(form))
+      for (const x of v === undefined ? [] : Array.isArray(v) ? v : [v]) body.append(k, x);
     return this.keep(
-      await this.app.inject({ method: 'POST', url, remoteAddress: this.remoteAddress, headers: { ...this.sent, 'content-type': 'application/x-www-form-urlencoded' }, payload: body.toString() }),
+      await this.app.inject({
+        method: 'POST',
+        url,
+        remoteAddress: this.remoteAddress,
+        headers: { ...this.sent, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: body.toString(),
+      }),
     );
   }
 
@@ -83,20 +99,29 @@ export class DashboardBrowser {
   }
 
   /** Posts a form of a signed-in page with the session's CSRF token. */
-  async submit(url: string, form: Record<string, string | string[] | undefined> = {}, from = '/dashboard/payments'): Promise<LightMyRequestResponse> {
+  async submit(
+    url: string,
+    form: Record<string, string | string[] | undefined> = {},
+    from = '/dashboard/payments',
+  ): Promise<LightMyRequestResponse> {
     return this.post(url, { csrf: await this.csrf(from), ...form });
   }
 
   /** The sign-in form, filled in and sent: the answer (303 to the dashboard when it worked). */
   async signIn(login: DashboardLogin, lang = 'en'): Promise<LightMyRequestResponse> {
     const page = await this.get(`/dashboard/sign-in?lang=${lang}`);
-    return this.post('/dashboard/sign-in', { csrf: fieldOf(page.body, 'csrf'), email: login.email, password: login.password });
+    return this.post('/dashboard/sign-in', {
+      csrf: fieldOf(page.body, 'csrf'),
+      email: login.email,
+      password: login.password,
+    });
   }
 
   static async signedIn(t: TestGateway, login: DashboardLogin, remoteAddress?: string): Promise<DashboardBrowser> {
     const b = new DashboardBrowser(t.app, remoteAddress);
     const res = await b.signIn(login);
-    if (res.statusCode !== 303) throw new Error(`sign-in failed: ${res.statusCode} ${mainText(res.body).slice(0, 200)}`);
+    if (res.statusCode !== 303)
+      throw new Error(`sign-in failed: ${res.statusCode} ${mainText(res.body).slice(0, 200)}`);
     return b;
   }
 }

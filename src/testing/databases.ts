@@ -27,7 +27,11 @@ export const BACKENDS: Backend[] = (process.env.KARIBCHE_TEST_BACKENDS ?? 'pglit
 // processes' included (they inherit the environment): scripts/test.mjs counts them per file against
 // a budget (the run, so that runs sharing the server are not added up).
 if (process.env.NODE_TEST_CONTEXT && !process.env.PGAPPNAME && process.argv[1]) {
-  process.env.PGAPPNAME = `karibche-test ${process.env.KARIBCHE_TEST_RUN ?? '-'} ${path.relative(process.cwd(), process.argv[1])}`.slice(0, 63);
+  process.env.PGAPPNAME =
+    `karibche-test ${process.env.KARIBCHE_TEST_RUN ?? '-'} ${path.relative(process.cwd(), process.argv[1])}`.slice(
+      0,
+      63,
+    );
 }
 
 /** Connections of the pool a test database opens (the server's 100 are shared by 3 files at once). */
@@ -185,10 +189,13 @@ async function checkBeforeDrop(testDb: TestDb): Promise<void> {
   try {
     violations = await checkHistory(testDb.db);
   } catch (e) {
-    console.log(`[history] not checked (${testDb.url ? 'postgres' : 'pglite'}): the database did not answer: ${(e as Error).message}`);
+    console.log(
+      `[history] not checked (${testDb.url ? 'postgres' : 'pglite'}): the database did not answer: ${(e as Error).message}`,
+    );
     return;
   }
-  if (violations.length) throw new Error(`history check failed with ${violations.length} violation(s):\n${describeViolations(violations)}`);
+  if (violations.length)
+    throw new Error(`history check failed with ${violations.length} violation(s):\n${describeViolations(violations)}`);
 }
 
 /**
@@ -199,7 +206,9 @@ async function checkBeforeDrop(testDb: TestDb): Promise<void> {
 export async function openTestDb(backend: Backend, opts: { migrated?: boolean } = {}): Promise<TestDb> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-test-'));
   if (backend === 'pglite') {
-    const template = opts.migrated ? await preparePgliteMigratedTemplate() : (await preparePgliteTemplate(), PGLITE_TEMPLATE);
+    const template = opts.migrated
+      ? await preparePgliteMigratedTemplate()
+      : (await preparePgliteTemplate(), PGLITE_TEMPLATE);
     const dir = path.join(dataDir, 'pglite');
     fs.cpSync(template, dir, { recursive: true });
     const db = await openPglite(dir);

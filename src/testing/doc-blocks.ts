@@ -29,7 +29,11 @@ export const RUNNABLE: Record<string, 'shell' | 'node' | 'php' | 'python'> = {
 /** Languages that are shown, not run: data and output (an answer, a file's content, a terminal's text). */
 export const SHOWN = new Set(['json', 'text', 'http', 'ini']);
 
-export type Marker = { kind: 'not-run'; reason: string } | { kind: 'background'; port: number | null } | { kind: 'excerpt-of'; file: string } | { kind: 'output-of-background' };
+export type Marker =
+  | { kind: 'not-run'; reason: string }
+  | { kind: 'background'; port: number | null }
+  | { kind: 'excerpt-of'; file: string }
+  | { kind: 'output-of-background' };
 
 export interface DocBlock {
   /** Path from the repository's root: README.md, docs/guides/quickstart.md. */
@@ -45,11 +49,15 @@ export interface DocBlock {
 
 function parseMarker(line: string): Marker | string | null {
   const m = /^<!--\s*(not-run|run|excerpt-of|output-of)\s*:\s*(.*?)\s*-->$/.exec(line.trim());
-  if (!m) return /^<!--\s*(not-run|run|excerpt-of|output-of)\b/.test(line.trim()) ? `unreadable marker: ${line.trim()}` : null;
+  if (!m)
+    return /^<!--\s*(not-run|run|excerpt-of|output-of)\b/.test(line.trim())
+      ? `unreadable marker: ${line.trim()}`
+      : null;
   const [, kind, value] = m as unknown as [string, string, string];
   if (kind === 'not-run') return value ? { kind, reason: value } : 'a not-run marker needs its reason';
   if (kind === 'excerpt-of') return value ? { kind, file: value } : 'an excerpt-of marker needs its file';
-  if (kind === 'output-of') return value === 'background' ? { kind: 'output-of-background' } : `unknown output-of marker: ${value}`;
+  if (kind === 'output-of')
+    return value === 'background' ? { kind: 'output-of-background' } : `unknown output-of marker: ${value}`;
   const bg = /^background(?:,\s*port\s+(\d+))?$/.exec(value);
   return bg ? { kind: 'background', port: bg[1] ? Number(bg[1]) : null } : `unknown run marker: ${value}`;
 }
@@ -64,7 +72,8 @@ export function blocksOf(page: string, markdown: string): DocBlock[] {
     const [, indent, fence, lang] = open as unknown as [string, string, string, string];
     const body: string[] = [];
     let j = i + 1;
-    for (; j < lines.length && !lines[j]!.trim().startsWith(fence); j++) body.push(lines[j]!.slice(Math.min(indent.length, /^\s*/.exec(lines[j]!)![0].length)));
+    for (; j < lines.length && !lines[j]!.trim().startsWith(fence); j++)
+      body.push(lines[j]!.slice(Math.min(indent.length, /^\s*/.exec(lines[j]!)![0].length)));
     let k = i - 1;
     while (k >= 0 && !lines[k]!.trim()) k--;
     const parsed = k >= 0 ? parseMarker(lines[k]!) : null;
@@ -72,9 +81,12 @@ export function blocksOf(page: string, markdown: string): DocBlock[] {
     let problem = typeof parsed === 'string' ? parsed : null;
     const language = lang.toLowerCase();
     if (!problem && !marker && !(language in RUNNABLE) && !SHOWN.has(language)) {
-      problem = language ? `no runner for the language "${language}" and no marker` : 'no language and no marker (```text for output)';
+      problem = language
+        ? `no runner for the language "${language}" and no marker`
+        : 'no language and no marker (```text for output)';
     }
-    if (!problem && marker?.kind === 'background' && RUNNABLE[language] !== 'shell') problem = 'only a shell block runs in the background';
+    if (!problem && marker?.kind === 'background' && RUNNABLE[language] !== 'shell')
+      problem = 'only a shell block runs in the background';
     blocks.push({ page, line: i + 1, lang: language, code: body.join('\n'), marker, problem });
     i = j;
   }
@@ -90,7 +102,11 @@ export function pagesInReadingOrder(root: string): string[] {
   const list = readme.slice(readme.indexOf('## Documentation'));
   const linked = [...list.matchAll(/\]\((docs\/[^)#\s]+\.md)(?:#[^)]*)?\)/g)].map((m) => m[1]!);
   const walk = (dir: string): string[] =>
-    fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(`${dir}/${e.name}`) : e.name.endsWith('.md') ? [`${dir}/${e.name}`] : []));
+    fs
+      .readdirSync(path.join(root, dir), { withFileTypes: true })
+      .flatMap((e) =>
+        e.isDirectory() ? walk(`${dir}/${e.name}`) : e.name.endsWith('.md') ? [`${dir}/${e.name}`] : [],
+      );
   const all = walk('docs').sort();
   return [...new Set(['README.md', ...linked.filter((p) => all.includes(p)), ...all])];
 }

@@ -42,7 +42,13 @@ export async function startTestGateway(
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const start = async (clock: Clock) => createGateway(config, { db: testDb.db, clock, background: opts.background ?? false, log: createLogger(config.logLevel, opts.logStream) });
+  const start = async (clock: Clock) =>
+    createGateway(config, {
+      db: testDb.db,
+      clock,
+      background: opts.background ?? false,
+      log: createLogger(config.logLevel, opts.logStream),
+    });
   const clock = new Clock();
   const t: TestGateway = {
     backend,
@@ -53,7 +59,12 @@ export async function startTestGateway(
     clock,
     testDb,
     admin: (method, url, payload) =>
-      t.gw.app.inject({ method, url, payload: payload as InjectOptions['payload'], headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
+      t.gw.app.inject({
+        method,
+        url,
+        payload: payload as InjectOptions['payload'],
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      }),
     async restart() {
       await t.gw.close();
       t.clock = new Clock();
@@ -71,9 +82,25 @@ export async function startTestGateway(
  * Another gateway process on the same PostgreSQL database as `t` (its own pool, clock and caches),
  * as a second host would be. Close it with close() and then its services.db.close().
  */
-export async function secondGateway(t: TestGateway, env: Record<string, string> = {}, opts: { background?: boolean } = {}): Promise<Gateway> {
-  const config = loadConfig({ KARIBCHE_MODE: 'sandbox', KARIBCHE_DATA_DIR: t.testDb.dataDir, KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'silent', DATABASE_URL: t.testDb.url!, ...env });
-  return createGateway(config, { db: await openPostgres(t.testDb.url!, { poolSize: 4 }), clock: new Clock(), background: opts.background ?? false, log: createLogger('silent') });
+export async function secondGateway(
+  t: TestGateway,
+  env: Record<string, string> = {},
+  opts: { background?: boolean } = {},
+): Promise<Gateway> {
+  const config = loadConfig({
+    KARIBCHE_MODE: 'sandbox',
+    KARIBCHE_DATA_DIR: t.testDb.dataDir,
+    KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN,
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: t.testDb.url!,
+    ...env,
+  });
+  return createGateway(config, {
+    db: await openPostgres(t.testDb.url!, { poolSize: 4 }),
+    clock: new Clock(),
+    background: opts.background ?? false,
+    log: createLogger('silent'),
+  });
 }
 
 export interface Credentials {
@@ -91,7 +118,10 @@ export const EVERYTHING = {
   callbackUrlPrefixes: ['https://shop.example/callbacks', 'http://127.0.0.1:*'],
 };
 
-export async function createMerchant(t: TestGateway, settings: Record<string, unknown> = {}): Promise<{ merchant: Record<string, unknown>; credentials: Credentials }> {
+export async function createMerchant(
+  t: TestGateway,
+  settings: Record<string, unknown> = {},
+): Promise<{ merchant: Record<string, unknown>; credentials: Credentials }> {
   const res = await t.admin('POST', '/admin/v1/merchants', { name: 'Test Shop', ...settings });
   if (res.statusCode !== 201) throw new Error(`merchant create failed: ${res.statusCode} ${res.body}`);
   return res.json();
@@ -126,7 +156,12 @@ export class MerchantClient {
   }
 
   post(url: string, payload: unknown, headers: Record<string, string> = {}) {
-    return this.app.inject({ method: 'POST', url, payload: payload as InjectOptions['payload'], headers: this.headers({ 'content-type': 'application/json', ...headers }) });
+    return this.app.inject({
+      method: 'POST',
+      url,
+      payload: payload as InjectOptions['payload'],
+      headers: this.headers({ 'content-type': 'application/json', ...headers }),
+    });
   }
 
   get(url: string, headers: Record<string, string> = {}) {
@@ -146,7 +181,12 @@ export class MerchantClient {
  * Creates a payment as the merchant and pays it as the customer (sandbox simulate). The token is
  * fetched anew, since tests that move the clock by days outlive it.
  */
-export async function createPaid(t: TestGateway, m: MerchantClient, over: Record<string, unknown> = {}, card = '4111111111111111'): Promise<string> {
+export async function createPaid(
+  t: TestGateway,
+  m: MerchantClient,
+  over: Record<string, unknown> = {},
+  card = '4111111111111111',
+): Promise<string> {
   m.token = await accessToken(t.app, m.credentials);
   const created = await m.createPayment(basicPayment(over));
   if (created.statusCode !== 200) throw new Error(`create failed: ${created.statusCode} ${created.body}`);

@@ -57,21 +57,39 @@ const DELIVERY_SQL = `
 
 export async function checkHistory(q: Queryable): Promise<Violation[]> {
   const out: Violation[] = [];
-  const { rows: tables } = await q.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`);
+  const { rows: tables } = await q.query<{ table_name: string }>(
+    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
+  );
   const names = new Set(tables.map((t) => t.table_name));
   if (!names.has('payments')) return out; // a database the gateway never migrated
   for (const r of (await q.query<Record<string, string>>(MONEY_SQL)).rows) {
-    out.push({ rule: 'money conserved', payId: r.pay_id, detail: `amount ${r.amount}, confirmed ${r.confirmed_amount}, returned ${r.returned_amount}, refunds/voids done ${r.done}, split ${r.split_amount}, split returned ${r.split_returned_amount}` });
+    out.push({
+      rule: 'money conserved',
+      payId: r.pay_id,
+      detail: `amount ${r.amount}, confirmed ${r.confirmed_amount}, returned ${r.returned_amount}, refunds/voids done ${r.done}, split ${r.split_amount}, split returned ${r.split_returned_amount}`,
+    });
   }
   for (const r of (await q.query<Record<string, string>>(TRANSITION_SQL)).rows) {
-    out.push({ rule: 'declared transitions, contiguous events, final flag', payId: r.pay_id, detail: `event ${r.seq} (#${r.n}): ${r.prev} -> ${r.status}, final ${r.final}` });
+    out.push({
+      rule: 'declared transitions, contiguous events, final flag',
+      payId: r.pay_id,
+      detail: `event ${r.seq} (#${r.n}): ${r.prev} -> ${r.status}, final ${r.final}`,
+    });
   }
   for (const r of (await q.query<Record<string, string>>(CURRENT_SQL)).rows) {
-    out.push({ rule: 'status is the last event', payId: r.pay_id, detail: `row ${r.status}/${r.event_seq}, last event ${r.last_status}/${r.last_seq}` });
+    out.push({
+      rule: 'status is the last event',
+      payId: r.pay_id,
+      detail: `row ${r.status}/${r.event_seq}, last event ${r.last_status}/${r.last_seq}`,
+    });
   }
   if (names.has('callback_deliveries')) {
     for (const r of (await q.query<Record<string, string>>(DELIVERY_SQL)).rows) {
-      out.push({ rule: 'one callback per final entry', payId: r.pay_id, detail: `event ${r.seq} has ${r.deliveries} deliveries` });
+      out.push({
+        rule: 'one callback per final entry',
+        payId: r.pay_id,
+        detail: `event ${r.seq} has ${r.deliveries} deliveries`,
+      });
     }
   }
   for (const table of names) {
@@ -82,7 +100,11 @@ export async function checkHistory(q: Queryable): Promise<Violation[]> {
       for (const [column, value] of Object.entries(typeof j === 'string' ? JSON.parse(j) : j)) {
         if (value === null) continue;
         const text = typeof value === 'string' ? value : JSON.stringify(value);
-        for (const pan of cardNumbersIn(text)) out.push({ rule: 'no card number stored', detail: `${table}.${column}: ${pan.slice(0, 6)}…${pan.slice(-4)}` });
+        for (const pan of cardNumbersIn(text))
+          out.push({
+            rule: 'no card number stored',
+            detail: `${table}.${column}: ${pan.slice(0, 6)}…${pan.slice(-4)}`,
+          });
       }
     }
   }
@@ -90,8 +112,10 @@ export async function checkHistory(q: Queryable): Promise<Violation[]> {
 }
 
 export function describeViolations(vs: readonly Violation[]): string {
-  return vs
-    .slice(0, 20)
-    .map((v) => `  - ${v.rule}${v.payId ? ` [${v.payId}]` : ''}: ${v.detail}`)
-    .join('\n') + (vs.length > 20 ? `\n  … and ${vs.length - 20} more` : '');
+  return (
+    vs
+      .slice(0, 20)
+      .map((v) => `  - ${v.rule}${v.payId ? ` [${v.payId}]` : ''}: ${v.detail}`)
+      .join('\n') + (vs.length > 20 ? `\n  … and ${vs.length - 20} more` : '')
+  );
 }

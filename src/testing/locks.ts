@@ -14,7 +14,8 @@ export async function untilSessionsWait(q: Queryable, n: number, waitEvent?: str
       [waitEvent ?? null],
     );
     if (rows[0]!.n >= n) return;
-    if (Date.now() > deadline) throw new Error(`${rows[0]!.n} of ${n} sessions wait on a lock${waitEvent ? ` (${waitEvent})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`${rows[0]!.n} of ${n} sessions wait on a lock${waitEvent ? ` (${waitEvent})` : ''}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }

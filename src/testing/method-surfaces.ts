@@ -10,7 +10,12 @@ import { MerchantClient, accessToken, basicPayment, type TestGateway } from './h
 import type { ChoiceInput, PaymentMethod } from '../payments/methods/method.ts';
 
 /** What a browser shows: entities read, soft hyphens (tile labels) dropped. */
-const shown = (html: string) => html.replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/\u00ad/g, '');
+const shown = (html: string) =>
+  html
+    .replace(/&amp;/g, '&')
+    .replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/\u00ad/g, '');
 
 /** The sandbox simulate body of a choice (its field names: card, cvc). */
 export function simulateBody(code: number, c: ChoiceInput): Record<string, unknown> {
@@ -25,7 +30,9 @@ export function simulateBody(code: number, c: ChoiceInput): Record<string, unkno
 /** The checkout form fields of a choice (the panels' field names). */
 export function formFields(c: ChoiceInput): Record<string, string> {
   return {
-    ...(c.card ? { number: c.card.number, expiry: c.card.expiry, securityCode: c.card.securityCode, holder: c.card.holder } : {}),
+    ...(c.card
+      ? { number: c.card.number, expiry: c.card.expiry, securityCode: c.card.securityCode, holder: c.card.holder }
+      : {}),
     ...(c.login ? { username: c.login.username, password: c.login.password } : {}),
     ...(c.outcome ? { outcome: c.outcome } : {}),
   };
@@ -33,7 +40,13 @@ export function formFields(c: ChoiceInput): Record<string, string> {
 
 /** A merchant that has every method given switched on, and a dashboard user of it. */
 export async function merchantWith(t: TestGateway, methods: number[]) {
-  const m = await MerchantClient.create(t, { currencies: ['GEL', 'USD', 'EUR'], methods, splitEnrolled: true, saveCardEnabled: true, callbackUrlPrefixes: ['https://shop.example/callbacks'] });
+  const m = await MerchantClient.create(t, {
+    currencies: ['GEL', 'USD', 'EUR'],
+    methods,
+    splitEnrolled: true,
+    saveCardEnabled: true,
+    callbackUrlPrefixes: ['https://shop.example/callbacks'],
+  });
   const dashboard = await DashboardBrowser.signedIn(t, await createDashboardUser(t, m.credentials.clientId));
   return { m, dashboard };
 }
@@ -42,8 +55,12 @@ export async function merchantWith(t: TestGateway, methods: number[]) {
 export async function paymentOffering(m: MerchantClient, t: TestGateway, methods: PaymentMethod[]): Promise<string> {
   m.token = await accessToken(t.app, m.credentials);
   const currency = methods.find((x) => x.traits.currencies)?.traits.currencies?.[0] ?? 'GEL';
-  const products = methods.some((x) => x.traits.needsProducts) ? { installmentProducts: [{ name: 'Chair', price: 10, quantity: 1 }] } : {};
-  const res = await m.createPayment(basicPayment({ amount: { currency, total: 10 }, methods: methods.map((x) => x.code), ...products }));
+  const products = methods.some((x) => x.traits.needsProducts)
+    ? { installmentProducts: [{ name: 'Chair', price: 10, quantity: 1 }] }
+    : {};
+  const res = await m.createPayment(
+    basicPayment({ amount: { currency, total: 10 }, methods: methods.map((x) => x.code), ...products }),
+  );
   assert.equal(res.statusCode, 200, res.body);
   return res.json().payId;
 }
@@ -55,10 +72,20 @@ export async function assertCheckoutShows(t: TestGateway, payId: string, methods
     assert.equal(page.statusCode, 200);
     const nav = shown(/<nav class="methods"[\s\S]*?<\/nav>/.exec(page.body)?.[0] ?? '');
     for (const x of methods) {
-      assert.match(nav, new RegExp(`href="/checkout/${payId}\\?method=${x.code}&lang=${lang}"[^>]*>(?:(?!</a>)[\\s\\S])*<span>${x.names[lang]}</span>`), `${x.name}: its tile in ${lang}`);
+      assert.match(
+        nav,
+        new RegExp(
+          `href="/checkout/${payId}\\?method=${x.code}&lang=${lang}"[^>]*>(?:(?!</a>)[\\s\\S])*<span>${x.names[lang]}</span>`,
+        ),
+        `${x.name}: its tile in ${lang}`,
+      );
       const selected = await t.app.inject({ method: 'GET', url: `/checkout/${payId}?lang=${lang}&method=${x.code}` });
       assert.equal(selected.statusCode, 200);
-      assert.match(selected.body, new RegExp(`href="/checkout/${payId}\\?method=${x.code}&amp;lang=${lang}" aria-current="page"`), `${x.name}: its panel is the selected one`);
+      assert.match(
+        selected.body,
+        new RegExp(`href="/checkout/${payId}\\?method=${x.code}&amp;lang=${lang}" aria-current="page"`),
+        `${x.name}: its panel is the selected one`,
+      );
       assert.match(selected.body, /class="panel[^"]*"/, `${x.name}: a panel is drawn`);
     }
   }
@@ -70,7 +97,9 @@ export async function payOnCheckout(t: TestGateway, payId: string, x: PaymentMet
   const page = await browser.get(`/checkout/${payId}?method=${x.code}&lang=en`);
   const form = /<form class="panel[^"]*" method="post" action="[^"]*\/pay"[\s\S]*?<\/form>/.exec(page.body)?.[0];
   if (!form) return 0;
-  const hidden = Object.fromEntries([...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((h) => [h[1]!, h[2]!]));
+  const hidden = Object.fromEntries(
+    [...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((h) => [h[1]!, h[2]!]),
+  );
   assert.equal(hidden.method, String(x.code), `${x.name}: its form posts its code`);
   const res = await browser.post(`/checkout/${payId}/pay`, { ...hidden, ...formFields(x.sandboxApproval!) });
   assert.equal(res.statusCode, 303, res.body.slice(0, 300));
@@ -84,7 +113,12 @@ export async function payBySimulate(t: TestGateway, payId: string, x: PaymentMet
 }
 
 /** The payment is settled, paid with the method. */
-export async function assertPaidWith(m: MerchantClient, t: TestGateway, payId: string, x: PaymentMethod): Promise<Payment> {
+export async function assertPaidWith(
+  m: MerchantClient,
+  t: TestGateway,
+  payId: string,
+  x: PaymentMethod,
+): Promise<Payment> {
   m.token = await accessToken(t.app, m.credentials);
   const p = (await m.getPayment(payId)).json() as Payment;
   assert.equal(p.status, 'Succeeded', `${x.name}: settled (${p.resultCode})`);
@@ -93,15 +127,26 @@ export async function assertPaidWith(m: MerchantClient, t: TestGateway, payId: s
 }
 
 /** The dashboard names the method in every language: the list's row, the detail ("method", "methods offered"), the filter, the settings. */
-export async function assertDashboardShows(dashboard: DashboardBrowser, payId: string, x: PaymentMethod): Promise<void> {
+export async function assertDashboardShows(
+  dashboard: DashboardBrowser,
+  payId: string,
+  x: PaymentMethod,
+): Promise<void> {
   for (const lang of LANGUAGES) {
     const name = x.names[lang];
     const list = shown((await dashboard.get(`/dashboard/payments?lang=${lang}`)).body);
     const row = new RegExp(`<tr>(?:(?!</tr>)[\\s\\S])*${payId}(?:(?!</tr>)[\\s\\S])*</tr>`).exec(list)?.[0] ?? '';
     assert.ok(row.includes(`>${name}<`), `${x.name}: named "${name}" in the list's row (${lang})`);
-    assert.match(list, new RegExp(`<option value="${x.code}"[^>]*>${name}</option>`), `${x.name}: in the method filter (${lang})`);
+    assert.match(
+      list,
+      new RegExp(`<option value="${x.code}"[^>]*>${name}</option>`),
+      `${x.name}: in the method filter (${lang})`,
+    );
     const detail = shown((await dashboard.get(`/dashboard/payments/${payId}?lang=${lang}`)).body);
-    assert.ok(detail.split(name).length - 1 >= 3, `${x.name}: named in the detail's overview, method and methods offered (${lang})`);
+    assert.ok(
+      detail.split(name).length - 1 >= 3,
+      `${x.name}: named in the detail's overview, method and methods offered (${lang})`,
+    );
     assert.doesNotMatch(detail, new RegExp(`<dd>${x.code}</dd>`), `${x.name}: never shown as its bare code (${lang})`);
     const settings = shown((await dashboard.get(`/dashboard/settings?lang=${lang}`)).body);
     assert.ok(settings.includes(name), `${x.name}: among the merchant's methods in the settings (${lang})`);

@@ -7,7 +7,9 @@ import path from 'node:path';
 import { freePort } from './browser.ts';
 
 /** Where Debian and a source build put it; KARIBCHE_PGBOUNCER names another (or a missing one, to see the skip). */
-const CANDIDATES = process.env.KARIBCHE_PGBOUNCER ? [process.env.KARIBCHE_PGBOUNCER] : ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer', '/usr/local/bin/pgbouncer'];
+const CANDIDATES = process.env.KARIBCHE_PGBOUNCER
+  ? [process.env.KARIBCHE_PGBOUNCER]
+  : ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer', '/usr/local/bin/pgbouncer'];
 
 /** The pgbouncer binary, or null when it is not installed. */
 export function pgbouncerBinary(): string | null {

@@ -6,11 +6,19 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { PORT_MARKER_DIR, EPHEMERAL_LOW as ephemeralLow, freePort, reservePort } from './ports.ts';
 
-
 /** Ports another node process reserves (and, exiting, gives back). */
 const portsOfAnotherProcess = (n: number): number[] =>
   JSON.parse(
-    execFileSync(process.execPath, ['--import', 'tsx', '-e', `import('./src/testing/ports.ts').then(async ({ freePort }) => { const p = []; for (let i = 0; i < ${n}; i++) p.push(await freePort()); console.log(JSON.stringify(p)); })`], { encoding: 'utf8' }),
+    execFileSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '-e',
+        `import('./src/testing/ports.ts').then(async ({ freePort }) => { const p = []; for (let i = 0; i < ${n}; i++) p.push(await freePort()); console.log(JSON.stringify(p)); })`,
+      ],
+      { encoding: 'utf8' },
+    ),
   );
 
 describe('test ports', () => {
@@ -29,15 +37,25 @@ describe('test ports', () => {
   it('are never handed to another process while this one holds them, and are given back at exit', async () => {
     const mine = new Set(await Promise.all(Array.from({ length: 50 }, () => freePort())));
     const theirs = portsOfAnotherProcess(50);
-    assert.deepEqual(theirs.filter((p) => mine.has(p)), []);
-    for (const p of theirs) assert.equal(fs.existsSync(path.join(PORT_MARKER_DIR, String(p))), false, `the marker of ${p} is gone with its process`);
+    assert.deepEqual(
+      theirs.filter((p) => mine.has(p)),
+      [],
+    );
+    for (const p of theirs)
+      assert.equal(
+        fs.existsSync(path.join(PORT_MARKER_DIR, String(p))),
+        false,
+        `the marker of ${p} is gone with its process`,
+      );
   });
 
   it('takes over a port whose holder died without giving it back, never one a live process holds', async () => {
     const port = await freePort();
     const marker = path.join(PORT_MARKER_DIR, String(port));
     // A test file killed mid-run leaves its markers: this one names a process that has exited.
-    const dead = Number(execFileSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).trim());
+    const dead = Number(
+      execFileSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).trim(),
+    );
     fs.writeFileSync(marker, String(dead));
     assert.equal(reservePort(port), true, 'the stale marker is taken over');
     assert.equal(fs.readFileSync(marker, 'utf8'), String(process.pid));

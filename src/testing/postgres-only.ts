@@ -7,7 +7,8 @@ import { BACKENDS } from './databases.ts';
 /** Why PostgreSQL-only tests do not run in this run (scripts/test.mjs says when the server is absent), or false. */
 export const POSTGRES_SKIP: string | false = BACKENDS.includes('postgres')
   ? false
-  : process.env.KARIBCHE_TEST_POSTGRES_ABSENT || `PostgreSQL is not among KARIBCHE_TEST_BACKENDS (${BACKENDS.join(', ') || 'none'})`;
+  : process.env.KARIBCHE_TEST_POSTGRES_ABSENT ||
+    `PostgreSQL is not among KARIBCHE_TEST_BACKENDS (${BACKENDS.join(', ') || 'none'})`;
 
 /** A suite that needs PostgreSQL; without it, one test of that name reported as skipped with the reason. */
 export function describePostgres(name: string, fn: () => void): void {

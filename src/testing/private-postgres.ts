@@ -16,7 +16,9 @@ const BIN = (() => {
 // The server refuses to run as root; as root, run it as the postgres user (setpriv execs in place,
 // so the child's pid is the server's and signals reach it).
 const asPostgres = (cmd: string, args: string[]): [string, string[]] =>
-  process.getuid?.() === 0 ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', cmd, ...args]] : [cmd, args];
+  process.getuid?.() === 0
+    ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', cmd, ...args]]
+    : [cmd, args];
 
 export class PrivatePostgres {
   private server: ChildProcess | null = null;
@@ -32,7 +34,15 @@ export class PrivatePostgres {
   static async create(): Promise<PrivatePostgres> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-pg-'));
     if (process.getuid?.() === 0) execFileSync('chown', ['postgres', dir]);
-    const [cmd, args] = asPostgres(path.join(BIN, 'initdb'), ['-D', path.join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync']);
+    const [cmd, args] = asPostgres(path.join(BIN, 'initdb'), [
+      '-D',
+      path.join(dir, 'data'),
+      '-A',
+      'trust',
+      '-U',
+      'postgres',
+      '--no-sync',
+    ]);
     execFileSync(cmd, args, { stdio: 'ignore' });
     const pg = new PrivatePostgres(dir, await freePort());
     await pg.start();
@@ -42,7 +52,18 @@ export class PrivatePostgres {
   /** Starts the server and resolves once it accepts connections. */
   async start(): Promise<void> {
     const [cmd, args] = asPostgres(path.join(BIN, 'postgres'), [
-      '-D', path.join(this.dir, 'data'), '-p', String(this.port), '-h', '127.0.0.1', '-k', this.dir, '-c', 'fsync=off', '-c', 'max_connections=200',
+      '-D',
+      path.join(this.dir, 'data'),
+      '-p',
+      String(this.port),
+      '-h',
+      '127.0.0.1',
+      '-k',
+      this.dir,
+      '-c',
+      'fsync=off',
+      '-c',
+      'max_connections=200',
     ]);
     const server = spawn(cmd, args, { stdio: 'ignore' });
     this.server = server;

@@ -16,7 +16,10 @@ export interface GatewayProcess {
  * Starts src/main.ts (or, given `bundle`, the main.mjs that `npm start` builds) with env over this
  * process's environment; resolves once it listens.
  */
-export async function startGatewayProcess(env: Record<string, string>, opts: { bundle?: string; timeoutMs?: number } = {}): Promise<GatewayProcess> {
+export async function startGatewayProcess(
+  env: Record<string, string>,
+  opts: { bundle?: string; timeoutMs?: number } = {},
+): Promise<GatewayProcess> {
   // Only a hang misses it: a start through tsx on a saturated machine can take a minute.
   const timeoutMs = opts.timeoutMs ?? 120_000;
   let out = '';

@@ -36,7 +36,13 @@ export class Receiver {
       const chunks: Buffer[] = [];
       req.on('data', (c) => chunks.push(c));
       req.on('end', () => {
-        this.received.push({ method: req.method!, path: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+        this.received.push({
+          method: req.method!,
+          path: req.url!,
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          at: Date.now(),
+        });
         const answer = this.answers.length > 1 ? this.answers.shift()! : this.answers[0]!;
         if (answer === 'hang') {
           this.hanging.push(res);

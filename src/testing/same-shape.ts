@@ -5,9 +5,15 @@ import assert from 'node:assert/strict';
 export function sameShape(actual: unknown, example: unknown, where: string): void {
   if (actual === null || example === null || typeof actual !== 'object' || typeof example !== 'object') return;
   if (Array.isArray(actual) || Array.isArray(example)) {
-    if (Array.isArray(actual) && Array.isArray(example) && actual.length && example.length) sameShape(actual[0], example[0], `${where}[0]`);
+    if (Array.isArray(actual) && Array.isArray(example) && actual.length && example.length)
+      sameShape(actual[0], example[0], `${where}[0]`);
     return;
   }
-  assert.deepEqual(Object.keys(actual).sort(), Object.keys(example).sort(), `${where}: the answer's fields differ from the example's`);
-  for (const k of Object.keys(actual)) sameShape((actual as Record<string, unknown>)[k], (example as Record<string, unknown>)[k], `${where}.${k}`);
+  assert.deepEqual(
+    Object.keys(actual).sort(),
+    Object.keys(example).sort(),
+    `${where}: the answer's fields differ from the example's`,
+  );
+  for (const k of Object.keys(actual))
+    sameShape((actual as Record<string, unknown>)[k], (example as Record<string, unknown>)[k], `${where}.${k}`);
 }

@@ -2,7 +2,12 @@
 // deadline far beyond what a loaded machine needs (the deadline only turns a hang into a failure).
 import assert from 'node:assert/strict';
 
-export async function waitUntil(what: string, holds: () => boolean | Promise<boolean>, timeoutMs = 60_000, everyMs = 50): Promise<void> {
+export async function waitUntil(
+  what: string,
+  holds: () => boolean | Promise<boolean>,
+  timeoutMs = 60_000,
+  everyMs = 50,
+): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await holds())) {
     if (Date.now() > end) assert.fail(`${what}: not within ${timeoutMs} ms`);
@@ -11,4 +16,5 @@ export async function waitUntil(what: string, holds: () => boolean | Promise<boo
 }
 
 /** Until the callback dispatcher sleeps (its start-up claim done, waiting for a notification or the poll). */
-export const untilAsleep = (d: { idle: boolean }) => waitUntil('the callback dispatcher goes to sleep', () => d.idle, 20_000, 10);
+export const untilAsleep = (d: { idle: boolean }) =>
+  waitUntil('the callback dispatcher goes to sleep', () => d.idle, 20_000, 10);

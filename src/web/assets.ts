@@ -10,6 +10,8 @@ export function serveAssets(app: FastifyInstance, prefix: string, dir: URL, name
   for (const name of names) {
     const body = fs.readFileSync(new URL(name, dir), 'utf8');
     const type = TYPES[name.split('.').pop()!]!;
-    app.get(`${prefix}/${name}`, { schema: { hide: true } }, async (_r, reply) => reply.type(type).header('Cache-Control', 'public, max-age=3600').send(body));
+    app.get(`${prefix}/${name}`, { schema: { hide: true } }, async (_r, reply) =>
+      reply.type(type).header('Cache-Control', 'public, max-age=3600').send(body),
+    );
   }
 }

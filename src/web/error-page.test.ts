@@ -59,11 +59,26 @@ for (const backend of BACKENDS) {
     const whilePaymentsFail = <R>(fn: () => Promise<R>) => whileReadsFail('payments', fn);
 
     const admin = (method: 'GET' | 'POST', url: string, payload?: string) =>
-      ctx.t.app.inject({ method, url, payload, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(payload ? { 'content-type': 'application/json' } : {}) } });
+      ctx.t.app.inject({
+        method,
+        url,
+        payload,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
+      });
 
     it('API: problem JSON for a catalogue error, a client error and an unknown error', async () => {
-      assertProblem(await ctx.m.get(`/v1/gateway/payments/${UNKNOWN_PAY_ID}`), 'get-payment', ERRORS.paymentNotFound, 'api catalogue');
-      assertProblem(await ctx.m.post('/v1/gateway/payments', TOO_LARGE), 'create-payment', ERRORS.payloadTooLarge, 'api client');
+      assertProblem(
+        await ctx.m.get(`/v1/gateway/payments/${UNKNOWN_PAY_ID}`),
+        'get-payment',
+        ERRORS.paymentNotFound,
+        'api catalogue',
+      );
+      assertProblem(
+        await ctx.m.post('/v1/gateway/payments', TOO_LARGE),
+        'create-payment',
+        ERRORS.payloadTooLarge,
+        'api client',
+      );
       const payId = (await ctx.m.createPayment(basicPayment())).json().payId as string;
       const res = await whilePaymentsFail(() => ctx.m.get(`/v1/gateway/payments/${payId}`));
       assertProblem(res, 'get-payment', ERRORS.internal, 'api unknown');
@@ -71,23 +86,71 @@ for (const backend of BACKENDS) {
     });
 
     it('sandbox and admin: the same problem JSON', async () => {
-      assertProblem(await admin('POST', `/sandbox/v1/payments/${UNKNOWN_PAY_ID}/simulate`, JSON.stringify({ card: '4111111111111111' })), 'sandbox', ERRORS.paymentNotFound, 'sandbox catalogue');
-      assertProblem(await admin('POST', '/sandbox/v1/clock', TOO_LARGE), 'sandbox', ERRORS.payloadTooLarge, 'sandbox client');
+      assertProblem(
+        await admin(
+          'POST',
+          `/sandbox/v1/payments/${UNKNOWN_PAY_ID}/simulate`,
+          JSON.stringify({ card: '4111111111111111' }),
+        ),
+        'sandbox',
+        ERRORS.paymentNotFound,
+        'sandbox catalogue',
+      );
+      assertProblem(
+        await admin('POST', '/sandbox/v1/clock', TOO_LARGE),
+        'sandbox',
+        ERRORS.payloadTooLarge,
+        'sandbox client',
+      );
       const payId = (await ctx.m.createPayment(basicPayment())).json().payId as string;
-      assertProblem(await whilePaymentsFail(() => admin('POST', `/sandbox/v1/payments/${payId}/simulate`, JSON.stringify({ card: '4111111111111111' }))), 'sandbox', ERRORS.internal, 'sandbox unknown');
+      assertProblem(
+        await whilePaymentsFail(() =>
+          admin('POST', `/sandbox/v1/payments/${payId}/simulate`, JSON.stringify({ card: '4111111111111111' })),
+        ),
+        'sandbox',
+        ERRORS.internal,
+        'sandbox unknown',
+      );
 
-      assertProblem(await admin('GET', '/admin/v1/merchants/no-such-merchant'), 'admin', ERRORS.merchantNotFound, 'admin catalogue');
-      assertProblem(await admin('POST', '/admin/v1/merchants', TOO_LARGE), 'admin', ERRORS.payloadTooLarge, 'admin client');
-      assertProblem(await whileReadsFail('merchants', () => admin('GET', `/admin/v1/merchants/${ctx.m.credentials.clientId}`)), 'admin', ERRORS.internal, 'admin unknown');
+      assertProblem(
+        await admin('GET', '/admin/v1/merchants/no-such-merchant'),
+        'admin',
+        ERRORS.merchantNotFound,
+        'admin catalogue',
+      );
+      assertProblem(
+        await admin('POST', '/admin/v1/merchants', TOO_LARGE),
+        'admin',
+        ERRORS.payloadTooLarge,
+        'admin client',
+      );
+      assertProblem(
+        await whileReadsFail('merchants', () => admin('GET', `/admin/v1/merchants/${ctx.m.credentials.clientId}`)),
+        'admin',
+        ERRORS.internal,
+        'admin unknown',
+      );
     });
 
     it('checkout: the one error page, in its layout and words', async () => {
       const t = CHECKOUT.en;
-      assertPage(await ctx.t.app.inject({ method: 'GET', url: `/checkout/${UNKNOWN_PAY_ID}?lang=en` }), 404, t.notFoundText, 'checkout catalogue');
+      assertPage(
+        await ctx.t.app.inject({ method: 'GET', url: `/checkout/${UNKNOWN_PAY_ID}?lang=en` }),
+        404,
+        t.notFoundText,
+        'checkout catalogue',
+      );
       const payId = (await ctx.m.createPayment(basicPayment())).json().payId as string;
-      const large = await ctx.t.app.inject({ method: 'POST', url: `/checkout/${payId}/pay?lang=en`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `method=5&holder=${TOO_LARGE}` });
+      const large = await ctx.t.app.inject({
+        method: 'POST',
+        url: `/checkout/${payId}/pay?lang=en`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `method=5&holder=${TOO_LARGE}`,
+      });
       assertPage(large, 413, t.error, 'checkout client');
-      const unknown = await whilePaymentsFail(() => ctx.t.app.inject({ method: 'GET', url: `/checkout/${payId}?lang=en` }));
+      const unknown = await whilePaymentsFail(() =>
+        ctx.t.app.inject({ method: 'GET', url: `/checkout/${payId}?lang=en` }),
+      );
       assertPage(unknown, 500, t.error, 'checkout unknown');
       assert.match(unknown.body, /<html lang="en">/);
       assert.match(unknown.body, /class="trust"/, 'the checkout’s layout');
@@ -98,11 +161,19 @@ for (const backend of BACKENDS) {
       const login = await createDashboardUser(ctx.t, ctx.m.credentials.clientId);
       const b = await DashboardBrowser.signedIn(ctx.t, login, '10.8.0.1');
       assertPage(await b.get(`/dashboard/payments/${UNKNOWN_PAY_ID}?lang=en`), 404, t.notFound, 'dashboard catalogue');
-      assertPage(await b.post('/dashboard/settings?lang=en', { csrf: await b.csrf(), name: TOO_LARGE }), 413, t.badRequest, 'dashboard client');
+      assertPage(
+        await b.post('/dashboard/settings?lang=en', { csrf: await b.csrf(), name: TOO_LARGE }),
+        413,
+        t.badRequest,
+        'dashboard client',
+      );
       const payId = (await ctx.m.createPayment(basicPayment())).json().payId as string;
       const unknown = await whilePaymentsFail(() => b.get(`/dashboard/payments/${payId}?lang=en`));
       assertPage(unknown, 500, t.internal, 'dashboard unknown');
-      assert.ok(mainText(unknown.body).includes(String(unknown.headers['x-request-id'])), 'with the request id to quote');
+      assert.ok(
+        mainText(unknown.body).includes(String(unknown.headers['x-request-id'])),
+        'with the request id to quote',
+      );
       assert.match(unknown.body, /class="sections"/, 'the dashboard’s layout, signed in');
     });
   });

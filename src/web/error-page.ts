@@ -14,10 +14,19 @@ export interface ErrorPageSurface {
   page(shown: CatalogueError, request: FastifyRequest): string;
 }
 
-export function sendErrorPage(surface: ErrorPageSurface, thrown: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function sendErrorPage(
+  surface: ErrorPageSurface,
+  thrown: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
   const shown = catalogueErrorOf(thrown, request);
   const { error } = shown;
-  reply.code(error.def.status).type('text/html; charset=utf-8').header('Cache-Control', 'no-store').header('Content-Security-Policy', surface.csp);
+  reply
+    .code(error.def.status)
+    .type('text/html; charset=utf-8')
+    .header('Cache-Control', 'no-store')
+    .header('Content-Security-Policy', surface.csp);
   // Headers that come with the kind of error, as in problem JSON (a 429's or a 503's Retry-After).
   if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.retryAfterSeconds));
   return reply.send(surface.page(shown, request));

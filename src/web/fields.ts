@@ -50,8 +50,16 @@ export interface Choice {
 }
 
 /** A labelled select; `value` picks the selected choice. */
-export function selectField(name: string, label: string, choices: readonly Choice[], value: string | undefined, o: Described = {}): Html {
-  const options = choices.map((c) => html`<option value="${c.value}"${c.value === (value ?? '') ? html` selected` : ''}>${c.label}</option>`);
+export function selectField(
+  name: string,
+  label: string,
+  choices: readonly Choice[],
+  value: string | undefined,
+  o: Described = {},
+): Html {
+  const options = choices.map(
+    (c) => html`<option value="${c.value}"${c.value === (value ?? '') ? html` selected` : ''}>${c.label}</option>`,
+  );
   return wrap(name, label, html`<select id="${name}" name="${name}"${aria(name, o)}>${options}</select>`, o);
 }
 

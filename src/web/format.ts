@@ -27,7 +27,9 @@ export function formatAmount(minor: number, currency: string, lang: string): str
 }
 
 /** The date ("23 November 2026" / "23 ნოემბერი, 2026") in the gateway's time zone. */
-export const formatDate = (t: Locale, date: Date, timeZone: string) => dateFormat(t.locale, { timeZone, day: 'numeric', month: 'long', year: 'numeric' }).format(date);
+export const formatDate = (t: Locale, date: Date, timeZone: string) =>
+  dateFormat(t.locale, { timeZone, day: 'numeric', month: 'long', year: 'numeric' }).format(date);
 
 /** The time of day, 24-hour ("14:05"), in the gateway's time zone. */
-export const formatTime = (t: Locale, date: Date, timeZone: string) => dateFormat(t.locale, { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(date);
+export const formatTime = (t: Locale, date: Date, timeZone: string) =>
+  dateFormat(t.locale, { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(date);

@@ -34,8 +34,11 @@ export const trusted = (markup: string) => new Html(markup);
 /** A text with {name} placeholders, escaped, with each placeholder replaced by a value (markup or text). */
 export function fillHtml(text: string, values: Record<string, Value>): Html {
   const parts = text.split(/\{(\w+)\}/); // odd indexes are placeholder names
-  return new Html(parts.map((p, i) => (i % 2 ? (p in values ? render(values[p]!) : escape(`{${p}}`)) : escape(p))).join(''));
+  return new Html(
+    parts.map((p, i) => (i % 2 ? (p in values ? render(values[p]!) : escape(`{${p}}`)) : escape(p))).join(''),
+  );
 }
 
 /** A plain text with its {name} placeholders filled (unknown ones are left as they are). */
-export const fill = (text: string, values: Record<string, string | number>) => text.replace(/\{(\w+)\}/g, (m, k: string) => (k in values ? String(values[k]) : m));
+export const fill = (text: string, values: Record<string, string | number>) =>
+  text.replace(/\{(\w+)\}/g, (m, k: string) => (k in values ? String(values[k]) : m));

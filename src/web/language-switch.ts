@@ -10,7 +10,8 @@ export interface LanguageLink {
 }
 
 /** The links of a page in `current` to itself in every other language. */
-export const languageLinks = (current: Language, href: (lang: Language) => string): LanguageLink[] => otherLanguages(current).map((lang) => ({ lang, href: href(lang) }));
+export const languageLinks = (current: Language, href: (lang: Language) => string): LanguageLink[] =>
+  otherLanguages(current).map((lang) => ({ lang, href: href(lang) }));
 
 /**
  * An address (path and query) in another language: `?lang=` set, and the query parameters that

@@ -30,4 +30,5 @@ export const sealAnswer = (a: SimulatedAnswer): SimulatorNote =>
     ...(a.later ? { delaySeconds: DELAYED_OUTCOME_MINUTES * 60 } : {}),
   }) satisfies SimulatorInstructions as unknown as SimulatorNote;
 
-export const openNote = (note: SimulatorNote | undefined): SimulatorInstructions | undefined => note as unknown as SimulatorInstructions | undefined;
+export const openNote = (note: SimulatorNote | undefined): SimulatorInstructions | undefined =>
+  note as unknown as SimulatorInstructions | undefined;

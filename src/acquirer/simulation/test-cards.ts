@@ -28,7 +28,13 @@ export type Behaviour =
 
 /** Behaviours whose authorisation is approved (the others decline, challenge or do not answer). */
 export const APPROVING: ReadonlySet<Behaviour> = new Set<Behaviour>([
-  'approve', 'approve_block_7', 'approve_refunds_declined', 'approve_refunds_lost', 'approve_capture_declined', 'approve_executions_declined', '3ds_attempted',
+  'approve',
+  'approve_block_7',
+  'approve_refunds_declined',
+  'approve_refunds_lost',
+  'approve_capture_declined',
+  'approve_executions_declined',
+  '3ds_attempted',
 ]);
 
 /** Behaviours that start a 3-D Secure challenge. */

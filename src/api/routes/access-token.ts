@@ -21,7 +21,8 @@ export function accessTokenRoute(scope: FastifyInstance, s: Services, failures: 
       schema: {
         hide,
         summary: 'Get an access token',
-        description: 'Header `apikey`; body form-urlencoded or JSON with client_id and client_secret. Tokens last 24 h.',
+        description:
+          'Header `apikey`; body form-urlencoded or JSON with client_id and client_secret. Tokens last 24 h.',
         tags: ['Authentication'],
         body: AccessTokenBody,
         response: { 200: AccessTokenResponse, ...errorResponses },
@@ -29,24 +30,34 @@ export function accessTokenRoute(scope: FastifyInstance, s: Services, failures: 
     },
     async (request) => {
       const merchant = await merchantFromApiKey(s.merchants, request);
-      const { client_id: clientId, client_secret: secret } = request.validationError ? { client_id: '', client_secret: '' } : request.body;
+      const { client_id: clientId, client_secret: secret } = request.validationError
+        ? { client_id: '', client_secret: '' }
+        : request.body;
       if (!clientId || !secret) {
         await failures.failedWithoutCheck(request.ip);
-        throw gatewayError(ERRORS.invalidClientCredentials, { detail: 'client_id or client_secret is missing or wrong' });
+        throw gatewayError(ERRORS.invalidClientCredentials, {
+          detail: 'client_id or client_secret is missing or wrong',
+        });
       }
       // The API key names the merchant: another client_id is refused before any secret is checked,
       // and counts against the source address only — never against that other merchant.
       if (clientId !== merchant.clientId) {
         await failures.failedWithoutCheck(request.ip);
         if (clientId.length <= 64 && (await s.merchants.byId(clientId))) {
-          throw gatewayError(ERRORS.invalidApiKey, { detail: 'The API key belongs to another merchant than client_id' });
+          throw gatewayError(ERRORS.invalidApiKey, {
+            detail: 'The API key belongs to another merchant than client_id',
+          });
         }
-        throw gatewayError(ERRORS.invalidClientCredentials, { detail: 'client_id or client_secret is missing or wrong' });
+        throw gatewayError(ERRORS.invalidClientCredentials, {
+          detail: 'client_id or client_secret is missing or wrong',
+        });
       }
       const attempt = await failures.reserve(clientId, request.ip);
       if (!secretMatches(secret, merchant.clientSecretHash)) {
         await failures.failed(attempt);
-        throw gatewayError(ERRORS.invalidClientCredentials, { detail: 'client_id or client_secret is missing or wrong' });
+        throw gatewayError(ERRORS.invalidClientCredentials, {
+          detail: 'client_id or client_secret is missing or wrong',
+        });
       }
       await failures.succeeded(attempt);
       assertActive(merchant);

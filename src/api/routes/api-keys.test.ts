@@ -23,7 +23,11 @@ for (const backend of BACKENDS) {
       assert.match(key.id, /^ak_[0-9a-f]{16}$/);
       const listed = (await ctx.m.get('/v1/gateway/api-keys')).json().items;
       assert.equal(listed.length, 2);
-      assert.ok(listed.some((k: { id: string; prefix: string }) => k.id === key.id && key.apiKey.startsWith(k.prefix.replace('…', ''))));
+      assert.ok(
+        listed.some(
+          (k: { id: string; prefix: string }) => k.id === key.id && key.apiKey.startsWith(k.prefix.replace('…', '')),
+        ),
+      );
       assert.ok(!JSON.stringify(listed).includes(key.apiKey), 'the key itself is never listed');
       const withNew = new MerchantClient(ctx.t.app, { ...ctx.m.credentials, apiKey: key.apiKey }, ctx.m.token);
       assert.equal((await withNew.get('/v1/gateway/api-keys')).statusCode, 200);
@@ -38,7 +42,11 @@ for (const backend of BACKENDS) {
       const remote = other ? new MerchantClient(other.app, doomed.credentials, doomed.token) : null;
       if (remote) assert.equal((await remote.get('/v1/gateway/payments')).statusCode, 200); // cached there too
 
-      const del = await ctx.m.app.inject({ method: 'DELETE', url: `/v1/gateway/api-keys/${created.id}`, headers: ctx.m.headers() });
+      const del = await ctx.m.app.inject({
+        method: 'DELETE',
+        url: `/v1/gateway/api-keys/${created.id}`,
+        headers: ctx.m.headers(),
+      });
       assert.equal(del.statusCode, 204, del.body);
       const local = await doomed.get('/v1/gateway/payments');
       assert.equal(local.statusCode, 401);
@@ -59,12 +67,17 @@ for (const backend of BACKENDS) {
       const keys = (await ctx.m.get('/v1/gateway/api-keys')).json().items as { id: string }[];
       const before = await countRows(ctx.t, 'api_keys WHERE revoked_at IS NULL');
       for (const id of ['nope', 'ak_0000000000000000', `ak_${'f'.repeat(16)}`, 'x'.repeat(100)]) {
-        const res = await ctx.m.app.inject({ method: 'DELETE', url: `/v1/gateway/api-keys/${id}`, headers: ctx.m.headers() });
+        const res = await ctx.m.app.inject({
+          method: 'DELETE',
+          url: `/v1/gateway/api-keys/${id}`,
+          headers: ctx.m.headers(),
+        });
         assert.equal(res.statusCode, 404, `${id}: ${res.body}`);
         assert.equal(res.json().systemCode, 'api-keys.404.005');
       }
       // Revoke every other key, then the remaining one is refused.
-      const del = (id: string) => ctx.m.app.inject({ method: 'DELETE', url: `/v1/gateway/api-keys/${id}`, headers: ctx.m.headers() });
+      const del = (id: string) =>
+        ctx.m.app.inject({ method: 'DELETE', url: `/v1/gateway/api-keys/${id}`, headers: ctx.m.headers() });
       const originalId = keys[0]!.id; // listed oldest first: the merchant's first key, which ctx.m uses
       for (const k of keys.slice(1)) assert.equal((await del(k.id)).statusCode, 204);
       assert.equal(await countRows(ctx.t, 'api_keys WHERE revoked_at IS NULL'), before - (keys.length - 1));
@@ -74,10 +87,14 @@ for (const backend of BACKENDS) {
       assert.equal((await ctx.m.get('/v1/gateway/api-keys')).statusCode, 200, 'the last key still works');
     });
 
-    it('does not let a merchant revoke another merchant\'s key', async () => {
+    it("does not let a merchant revoke another merchant's key", async () => {
       const other = await MerchantClient.create(ctx.t);
       const theirs = (await other.get('/v1/gateway/api-keys')).json().items[0].id;
-      const res = await ctx.m.app.inject({ method: 'DELETE', url: `/v1/gateway/api-keys/${theirs}`, headers: ctx.m.headers() });
+      const res = await ctx.m.app.inject({
+        method: 'DELETE',
+        url: `/v1/gateway/api-keys/${theirs}`,
+        headers: ctx.m.headers(),
+      });
       assert.equal(res.statusCode, 404);
       assert.equal((await other.get('/v1/gateway/api-keys')).statusCode, 200);
     });

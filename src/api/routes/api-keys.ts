@@ -15,7 +15,12 @@ const ApiKey = Type.Object({
 });
 const CreatedKey = Type.Object({
   ...ApiKey.properties,
-  apiKey: Type.Optional(Type.String({ description: 'The key itself: shown only in this response (a replay under the same Idempotency-Key names the key but cannot show it: it is stored only as a digest)' })),
+  apiKey: Type.Optional(
+    Type.String({
+      description:
+        'The key itself: shown only in this response (a replay under the same Idempotency-Key names the key but cannot show it: it is stored only as a digest)',
+    }),
+  ),
 });
 const KeyParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
@@ -25,13 +30,36 @@ export function apiKeyRoutes(scope: FastifyInstance, s: Services, hide: boolean)
   const base = { onRequest: authenticate, config: { operation: 'api-keys' as const } };
   const tags = ['API keys'];
 
-  app.get('/api-keys', { ...base, schema: { hide, summary: 'List active API keys (Karibche extension)', tags, headers: Headers, response: { 200: Type.Object({ items: Type.Array(ApiKey) }), ...errorResponses } } }, async (request) => ({
-    items: await listApiKeys(s, request.merchant.clientId),
-  }));
+  app.get(
+    '/api-keys',
+    {
+      ...base,
+      schema: {
+        hide,
+        summary: 'List active API keys (Karibche extension)',
+        tags,
+        headers: Headers,
+        response: { 200: Type.Object({ items: Type.Array(ApiKey) }), ...errorResponses },
+      },
+    },
+    async (request) => ({
+      items: await listApiKeys(s, request.merchant.clientId),
+    }),
+  );
 
   app.post(
     '/api-keys',
-    { ...base, schema: { hide, summary: 'Create an API key (Karibche extension)', description: 'The key is in this response only; store it now. Earlier keys stay active.', tags, headers: PostHeaders, response: { 201: CreatedKey, ...errorResponses } } },
+    {
+      ...base,
+      schema: {
+        hide,
+        summary: 'Create an API key (Karibche extension)',
+        description: 'The key is in this response only; store it now. Earlier keys stay active.',
+        tags,
+        headers: PostHeaders,
+        response: { 201: CreatedKey, ...errorResponses },
+      },
+    },
     (request, reply) =>
       idempotent<CreatedApiKey>(
         s,
@@ -50,7 +78,15 @@ export function apiKeyRoutes(scope: FastifyInstance, s: Services, hide: boolean)
     '/api-keys/:id',
     {
       ...base,
-      schema: { hide, summary: 'Revoke an API key (Karibche extension)', description: 'Takes effect at once in every gateway process. The last active key cannot be revoked.', tags, headers: Headers, params: KeyParams, response: { 204: Type.Null(), ...errorResponses } },
+      schema: {
+        hide,
+        summary: 'Revoke an API key (Karibche extension)',
+        description: 'Takes effect at once in every gateway process. The last active key cannot be revoked.',
+        tags,
+        headers: Headers,
+        params: KeyParams,
+        response: { 204: Type.Null(), ...errorResponses },
+      },
     },
     (request, reply) =>
       idempotent<{ revoked: string }>(

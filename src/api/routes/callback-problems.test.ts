@@ -49,7 +49,15 @@ for (const backend of BACKENDS) {
         assert.equal(res.statusCode, 400, `${qs}: ${res.body}`);
       }
       const before = await open();
-      for (const body of [{ callbackIds: [] }, { callbackIds: ['evt_x'] }, { state: 'pending' }, { callbackIds: ['evt_1'], state: 'failed' }, {}, { other: 1 }, { callbackIds: 'evt_1' }]) {
+      for (const body of [
+        { callbackIds: [] },
+        { callbackIds: ['evt_x'] },
+        { state: 'pending' },
+        { callbackIds: ['evt_1'], state: 'failed' },
+        {},
+        { other: 1 },
+        { callbackIds: 'evt_1' },
+      ]) {
         const res = await m.post('/v1/gateway/callbacks/redeliver', body);
         assert.equal(res.statusCode, 400, `${JSON.stringify(body)}: ${res.body}`);
         assert.equal(res.json().type.endsWith(res.json().systemCode), true);
@@ -60,9 +68,14 @@ for (const backend of BACKENDS) {
     it('redelivers by id (skipping ids that are not its problem callbacks), then every one in a state', async () => {
       await ctx.t.admin('PATCH', `/admin/v1/merchants/${m.credentials.clientId}`, { defaultCallbackUrl: rx.url });
       const list = (await problems()).json().items as { callbackId: string }[];
-      const one = await m.post('/v1/gateway/callbacks/redeliver', { callbackIds: [list[0]!.callbackId, 'evt_999999999'] });
+      const one = await m.post('/v1/gateway/callbacks/redeliver', {
+        callbackIds: [list[0]!.callbackId, 'evt_999999999'],
+      });
       assert.equal(one.statusCode, 202, one.body);
-      assert.deepEqual(one.json(), { items: [{ callbackId: list[0]!.callbackId, status: 'pending' }], skipped: ['evt_999999999'] });
+      assert.deepEqual(one.json(), {
+        items: [{ callbackId: list[0]!.callbackId, status: 'pending' }],
+        skipped: ['evt_999999999'],
+      });
       assert.equal(await open(), 2);
       const rest = await m.post('/v1/gateway/callbacks/redeliver', { state: 'undeliverable' });
       assert.equal(rest.statusCode, 202, rest.body);

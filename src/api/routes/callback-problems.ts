@@ -31,14 +31,21 @@ const ProblemQuery = Type.Object({
 });
 const BulkBody = Type.Object(
   {
-    callbackIds: Type.Optional(Type.Array(Type.String({ maxLength: 40 }), { maxItems: MAX_BULK, description: 'Callback ids (evt_…) to redeliver' })),
+    callbackIds: Type.Optional(
+      Type.Array(Type.String({ maxLength: 40 }), {
+        maxItems: MAX_BULK,
+        description: 'Callback ids (evt_…) to redeliver',
+      }),
+    ),
     state: Type.Optional(Type.String({ description: 'Or every callback in this state: failed or undeliverable' })),
   },
   { additionalProperties: false, examples: [EXAMPLES.redeliverBody] },
 );
 const BulkResponse = Type.Object({
   items: Type.Array(Type.Object({ callbackId: Type.String(), status: Type.String() })),
-  skipped: Type.Array(Type.String(), { description: 'Ids that are not failed or undeliverable callbacks of this merchant; left unchanged' }),
+  skipped: Type.Array(Type.String(), {
+    description: 'Ids that are not failed or undeliverable callbacks of this merchant; left unchanged',
+  }),
 });
 
 export function callbackProblemRoutes(scope: FastifyInstance, s: Services, hide: boolean): void {
@@ -50,7 +57,18 @@ export function callbackProblemRoutes(scope: FastifyInstance, s: Services, hide:
     {
       onRequest: authenticate,
       config: { operation: 'callbacks' },
-      schema: { hide, summary: 'Failed and undeliverable callbacks (Karibche extension)', description: 'Newest first, across payments.', tags: ['Callbacks'], headers: Headers, querystring: ProblemQuery, response: { 200: Type.Object({ items: Type.Array(ProblemCallback), nextCursor: NullableString }), ...errorResponses } },
+      schema: {
+        hide,
+        summary: 'Failed and undeliverable callbacks (Karibche extension)',
+        description: 'Newest first, across payments.',
+        tags: ['Callbacks'],
+        headers: Headers,
+        querystring: ProblemQuery,
+        response: {
+          200: Type.Object({ items: Type.Array(ProblemCallback), nextCursor: NullableString }),
+          ...errorResponses,
+        },
+      },
     },
     async (request) => {
       const page = await listProblemCallbacks(s, request.merchant.clientId, request.query);

@@ -40,7 +40,14 @@ export function callbackRoutes(scope: FastifyInstance, s: Services, hide: boolea
     {
       onRequest: authenticate,
       config: { operation: 'callbacks' },
-      schema: { hide, summary: 'List a payment’s callbacks and every delivery attempt', tags: ['Callbacks'], headers: Headers, params: PayIdParams, response: { 200: Type.Object({ payId: Type.String(), callbacks: Type.Array(Callback) }), ...errorResponses } },
+      schema: {
+        hide,
+        summary: 'List a payment’s callbacks and every delivery attempt',
+        tags: ['Callbacks'],
+        headers: Headers,
+        params: PayIdParams,
+        response: { 200: Type.Object({ payId: Type.String(), callbacks: Type.Array(Callback) }), ...errorResponses },
+      },
     },
     async (request) => {
       const { payId } = request.params;
@@ -59,7 +66,14 @@ export function callbackRoutes(scope: FastifyInstance, s: Services, hide: boolea
           createdAt: d.created_at.toISOString(),
           attemptLog: attempts
             .filter((a) => a.event_id === d.event_id)
-            .map((a) => ({ attempt: a.attempt, startedAt: a.started_at.toISOString(), durationMs: a.duration_ms, httpStatus: a.http_status, error: a.error, response: a.response_excerpt })),
+            .map((a) => ({
+              attempt: a.attempt,
+              startedAt: a.started_at.toISOString(),
+              durationMs: a.duration_ms,
+              httpStatus: a.http_status,
+              error: a.error,
+              response: a.response_excerpt,
+            })),
         })),
       };
     },
@@ -73,7 +87,8 @@ export function callbackRoutes(scope: FastifyInstance, s: Services, hide: boolea
       schema: {
         hide,
         summary: 'Send the latest callback again',
-        description: 'The payment’s latest final-status callback is due again now, with a fresh 3-day retry window and its URL resolved again.',
+        description:
+          'The payment’s latest final-status callback is due again now, with a fresh 3-day retry window and its URL resolved again.',
         tags: ['Callbacks'],
         headers: PostHeaders,
         params: PayIdParams,

@@ -14,7 +14,11 @@ interface Frame {
 }
 
 /** Reads SSE frames from a fetch body until `until` says stop (or the stream ends). */
-async function readFrames(body: ReadableStream<Uint8Array>, until: (frames: Frame[]) => boolean, timeoutMs = 15_000): Promise<Frame[]> {
+async function readFrames(
+  body: ReadableStream<Uint8Array>,
+  until: (frames: Frame[]) => boolean,
+  timeoutMs = 15_000,
+): Promise<Frame[]> {
   const frames: Frame[] = [];
   const reader = body.getReader();
   const decoder = new TextDecoder();
@@ -74,10 +78,20 @@ for (const backend of BACKENDS) {
       await createPaid(t, other);
 
       // On a shared server a write transaction open in any database holds the feed back a while.
-      const all = await eventually(async () => (await m.get('/v1/gateway/events')).json(), (page) => page.items.length === 4);
+      const all = await eventually(
+        async () => (await m.get('/v1/gateway/events')).json(),
+        (page) => page.items.length === 4,
+      );
       const mine = all.items.filter((e: { payId: string }) => e.payId === paid);
       assert.deepEqual(
-        mine.map((e: Record<string, unknown>) => [e.sequence, e.previousStatus, e.status, e.final, e.confirmedAmount, e.returnedAmount]),
+        mine.map((e: Record<string, unknown>) => [
+          e.sequence,
+          e.previousStatus,
+          e.status,
+          e.final,
+          e.confirmedAmount,
+          e.returnedAmount,
+        ]),
         [
           [1, 'Created', 'Processing', false, 0, 0],
           [2, 'Processing', 'Succeeded', true, 10, 0],
@@ -105,9 +119,20 @@ for (const backend of BACKENDS) {
         assert.equal(page.hasMore, paged.length < 4);
         cursor = page.nextCursor;
       }
-      assert.deepEqual(paged, all.items.map((e: { id: string }) => e.id));
+      assert.deepEqual(
+        paged,
+        all.items.map((e: { id: string }) => e.id),
+      );
       assert.equal(cursor, last.id);
-      assert.equal((await eventually(async () => (await other.get('/v1/gateway/events')).json(), (page) => page.items.length === 2)).items.length, 2);
+      assert.equal(
+        (
+          await eventually(
+            async () => (await other.get('/v1/gateway/events')).json(),
+            (page) => page.items.length === 2,
+          )
+        ).items.length,
+        2,
+      );
     });
 
     it('rejects a cursor it did not issue and a bad page size, with the catalogue’s codes; needs merchant credentials', async () => {
@@ -123,10 +148,16 @@ for (const backend of BACKENDS) {
       }
       const both = (await m.get('/v1/gateway/events?limit=0&after=zz')).json();
       assert.deepEqual(both.invalidParams.map((p: { name: string }) => p.name).sort(), ['after', 'limit']);
-      const anonymous = await t.app.inject({ method: 'GET', url: '/v1/gateway/events', headers: { apikey: m.credentials.apiKey } });
+      const anonymous = await t.app.inject({
+        method: 'GET',
+        url: '/v1/gateway/events',
+        headers: { apikey: m.credentials.apiKey },
+      });
       assert.equal(anonymous.statusCode, 401);
       assert.equal(anonymous.json().systemCode, 'events.401.002');
-      const stream = await fetch(`${base}/v1/gateway/events/stream`, { headers: { ...headers(), 'last-event-id': 'nope' } });
+      const stream = await fetch(`${base}/v1/gateway/events/stream`, {
+        headers: { ...headers(), 'last-event-id': 'nope' },
+      });
       assert.equal(stream.status, 400);
       assert.equal((await stream.json()).systemCode, 'events.400.070');
     });
@@ -143,15 +174,29 @@ for (const backend of BACKENDS) {
       const payId = await createPaid(t, m);
       const frames = await reading;
       const live = events(frames);
-      assert.deepEqual(live.map((e) => [e.payId, e.status]), [[payId, 'Processing'], [payId, 'Succeeded']]);
+      assert.deepEqual(
+        live.map((e) => [e.payId, e.status]),
+        [
+          [payId, 'Processing'],
+          [payId, 'Succeeded'],
+        ],
+      );
       assert.equal(frames.find((f) => f.data)!.id, live[0].id);
 
       // Reconnect after the first: only the second comes again, then the new ones.
-      const again = await fetch(`${base}/v1/gateway/events/stream`, { headers: { ...headers(), 'last-event-id': live[0].id } });
+      const again = await fetch(`${base}/v1/gateway/events/stream`, {
+        headers: { ...headers(), 'last-event-id': live[0].id },
+      });
       const resumed = events(await readFrames(again.body!, (f) => events(f).length >= 1));
-      assert.deepEqual(resumed.map((e) => e.id), [live[1].id]);
+      assert.deepEqual(
+        resumed.map((e) => e.id),
+        [live[1].id],
+      );
       const fromQuery = await fetch(`${base}/v1/gateway/events/stream?after=${live[0].id}`, { headers: headers() });
-      assert.deepEqual(events(await readFrames(fromQuery.body!, (f) => events(f).length >= 1)).map((e) => e.id), [live[1].id]);
+      assert.deepEqual(
+        events(await readFrames(fromQuery.body!, (f) => events(f).length >= 1)).map((e) => e.id),
+        [live[1].id],
+      );
     });
 
     it('allows 10 streams per merchant and process, then 429', async () => {
@@ -169,7 +214,10 @@ for (const backend of BACKENDS) {
         });
       try {
         const streams = await Promise.all(Array.from({ length: 10 }, open));
-        assert.deepEqual(streams.map((r) => r.statusCode), Array(10).fill(200));
+        assert.deepEqual(
+          streams.map((r) => r.statusCode),
+          Array(10).fill(200),
+        );
         const refused = await fetch(`${base}/v1/gateway/events/stream`, { headers: own });
         assert.equal(refused.status, 429);
         assert.equal((await refused.json()).systemCode, 'events.429.002');
@@ -181,16 +229,28 @@ for (const backend of BACKENDS) {
 
     it('ends a stream when its API key is revoked or its merchant suspended, within a keep-alive', async () => {
       const fresh = await MerchantClient.create(t);
-      const created = await t.app.inject({ method: 'POST', url: '/v1/gateway/api-keys', headers: { apikey: fresh.credentials.apiKey, authorization: `Bearer ${fresh.token}` } });
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/v1/gateway/api-keys',
+        headers: { apikey: fresh.credentials.apiKey, authorization: `Bearer ${fresh.token}` },
+      });
       assert.equal(created.statusCode, 201, created.body);
       const second = created.json();
-      const viaSecond = await fetch(`${base}/v1/gateway/events/stream`, { headers: { apikey: second.apiKey, authorization: `Bearer ${fresh.token}` } });
-      const viaFirst = await fetch(`${base}/v1/gateway/events/stream`, { headers: { apikey: fresh.credentials.apiKey, authorization: `Bearer ${fresh.token}` } });
+      const viaSecond = await fetch(`${base}/v1/gateway/events/stream`, {
+        headers: { apikey: second.apiKey, authorization: `Bearer ${fresh.token}` },
+      });
+      const viaFirst = await fetch(`${base}/v1/gateway/events/stream`, {
+        headers: { apikey: fresh.credentials.apiKey, authorization: `Bearer ${fresh.token}` },
+      });
       assert.deepEqual([viaSecond.status, viaFirst.status], [200, 200]);
       const ended = (f: Frame[]) => f.some((x) => x.comment?.startsWith('access ended'));
       const readingSecond = readFrames(viaSecond.body!, ended, 30_000);
       const readingFirst = readFrames(viaFirst.body!, ended, 30_000);
-      const revoked = await t.app.inject({ method: 'DELETE', url: `/v1/gateway/api-keys/${second.id}`, headers: { apikey: fresh.credentials.apiKey, authorization: `Bearer ${fresh.token}` } });
+      const revoked = await t.app.inject({
+        method: 'DELETE',
+        url: `/v1/gateway/api-keys/${second.id}`,
+        headers: { apikey: fresh.credentials.apiKey, authorization: `Bearer ${fresh.token}` },
+      });
       assert.ok(revoked.statusCode < 300, revoked.body);
       let firstEnded = false;
       void readingFirst.then(() => (firstEnded = true));
@@ -198,7 +258,11 @@ for (const backend of BACKENDS) {
       // The other key's stream is untouched (two more keep-alives) until the merchant is suspended.
       await new Promise((r) => setTimeout(r, 700));
       assert.equal(firstEnded, false, 'revoking one key ended the stream of another');
-      assert.equal((await t.admin('PATCH', `/admin/v1/merchants/${fresh.credentials.clientId}`, { status: 'suspended' })).statusCode, 200);
+      assert.equal(
+        (await t.admin('PATCH', `/admin/v1/merchants/${fresh.credentials.clientId}`, { status: 'suspended' }))
+          .statusCode,
+        200,
+      );
       assert.ok(ended(await readingFirst), "the suspended merchant's stream goes on");
     });
 

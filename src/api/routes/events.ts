@@ -20,7 +20,9 @@ import { apiSecurityHeaders } from '../security-headers.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 export const PaymentEvent = Type.Object({
-  id: Type.String({ description: 'Position in the feed (opaque): pass it back as `after`, or as Last-Event-ID to the stream' }),
+  id: Type.String({
+    description: 'Position in the feed (opaque): pass it back as `after`, or as Last-Event-ID to the stream',
+  }),
   payId: Type.String(),
   merchantPaymentId: NullableString,
   sequence: Type.Integer({ description: 'Per payment, from 1 (the X-Callback-Sequence of a callback)' }),
@@ -32,12 +34,16 @@ export const PaymentEvent = Type.Object({
   amount: Type.Number(),
   confirmedAmount: Type.Number({ description: 'At the time of the change' }),
   returnedAmount: Type.Number({ description: 'At the time of the change' }),
-  callbackId: Type.Union([Type.String(), Type.Null()], { description: 'The X-Callback-Id of its callback (final statuses), else null' }),
+  callbackId: Type.Union([Type.String(), Type.Null()], {
+    description: 'The X-Callback-Id of its callback (final statuses), else null',
+  }),
   createdAt: Type.String(),
 });
 const EventPage = Type.Object({
   items: Type.Array(PaymentEvent),
-  nextCursor: Type.String({ description: 'Pass as `after` for the next page; the same cursor when nothing new has happened' }),
+  nextCursor: Type.String({
+    description: 'Pass as `after` for the next page; the same cursor when nothing new has happened',
+  }),
   hasMore: Type.Boolean({ description: 'More events are ready now' }),
 });
 
@@ -107,7 +113,14 @@ export function eventRoutes(scope: FastifyInstance, s: Services, hub: EventHub, 
         }),
         querystring: Type.Object({ after: Type.Optional(Type.String({ description: 'An event id or nextCursor' })) }),
         response: {
-          200: { description: 'Server-sent events', content: { 'text/event-stream': { schema: Type.String({ description: 'id: <event id>\\ndata: <event JSON>\\n\\n per status change' }) } } },
+          200: {
+            description: 'Server-sent events',
+            content: {
+              'text/event-stream': {
+                schema: Type.String({ description: 'id: <event id>\\ndata: <event JSON>\\n\\n per status change' }),
+              },
+            },
+          },
           ...errorResponses,
         },
       },
@@ -121,10 +134,31 @@ export function eventRoutes(scope: FastifyInstance, s: Services, hub: EventHub, 
         (await selectFeedTail(s.db, clientId)) ??
         FEED_START;
       if (hub.count(clientId) >= MAX_STREAMS_PER_MERCHANT) {
-        throw gatewayError(ERRORS.tooManyEventStreams, { detail: `At most ${MAX_STREAMS_PER_MERCHANT} event streams per merchant and gateway process`, retryAfterSeconds: 5 });
+        throw gatewayError(ERRORS.tooManyEventStreams, {
+          detail: `At most ${MAX_STREAMS_PER_MERCHANT} event streams per merchant and gateway process`,
+          retryAfterSeconds: 5,
+        });
       }
-      const stillAuthorised = () => authenticate(request).then(() => true, () => false);
-      await serveEventStream({ db: s.db, hub, log: request.log as unknown as Logger, keepAliveMs: s.config.eventStreamKeepAliveMs, headers, stillAuthorised }, request, reply, clientId, from, eventView);
+      const stillAuthorised = () =>
+        authenticate(request).then(
+          () => true,
+          () => false,
+        );
+      await serveEventStream(
+        {
+          db: s.db,
+          hub,
+          log: request.log as unknown as Logger,
+          keepAliveMs: s.config.eventStreamKeepAliveMs,
+          headers,
+          stillAuthorised,
+        },
+        request,
+        reply,
+        clientId,
+        from,
+        eventView,
+      );
       return reply;
     },
   );

@@ -11,8 +11,18 @@ import { forRequest, type Services } from '../../services.ts';
 import { merchantAuth } from '../auth.ts';
 import { idempotent } from '../idempotency.ts';
 import {
-  CancelBody, CancelResponse, CompletionBody, CompletionResponse, DeletedResponse, ExecutionBody, Headers, PayIdParams,
-  PaymentResponse, PostHeaders, RecIdParams, errorResponses,
+  CancelBody,
+  CancelResponse,
+  CompletionBody,
+  CompletionResponse,
+  DeletedResponse,
+  ExecutionBody,
+  Headers,
+  PayIdParams,
+  PaymentResponse,
+  PostHeaders,
+  RecIdParams,
+  errorResponses,
 } from '../schemas.ts';
 import { OK, operationView, paymentLinks, paymentView } from '../views.ts';
 
@@ -44,7 +54,14 @@ export function operationRoutes(scope: FastifyInstance, s: Services, productPath
         s,
         request,
         reply,
-        (uow) => cancelPayment(forRequest(s, request), request.merchant.clientId, request.params.payId, checkCancelRequest(request.body), uow),
+        (uow) =>
+          cancelPayment(
+            forRequest(s, request),
+            request.merchant.clientId,
+            request.params.payId,
+            checkCancelRequest(request.body),
+            uow,
+          ),
         operation,
       ),
   );
@@ -57,7 +74,8 @@ export function operationRoutes(scope: FastifyInstance, s: Services, productPath
       schema: {
         hide,
         summary: 'Complete a pre-authorised payment',
-        description: 'From WaitingConfirm, within the block window: captures `amount` (≤ authorised, ≥ split amount); the rest of the block is released.',
+        description:
+          'From WaitingConfirm, within the block window: captures `amount` (≤ authorised, ≥ split amount); the rest of the block is released.',
         tags,
         headers: PostHeaders,
         params: PayIdParams,
@@ -70,7 +88,14 @@ export function operationRoutes(scope: FastifyInstance, s: Services, productPath
         s,
         request,
         reply,
-        (uow) => completePayment(forRequest(s, request), request.merchant.clientId, request.params.payId, checkCompletionRequest(request.body), uow),
+        (uow) =>
+          completePayment(
+            forRequest(s, request),
+            request.merchant.clientId,
+            request.params.payId,
+            checkCompletionRequest(request.body),
+            uow,
+          ),
         operation,
       ),
   );
@@ -83,7 +108,8 @@ export function operationRoutes(scope: FastifyInstance, s: Services, productPath
       schema: {
         hide,
         summary: 'Charge a saved card',
-        description: 'Synchronous: answers the payment (paymentMethod 11) as Succeeded, WaitingConfirm (preAuth) or Failed. Split cards reuse the IBAN and amount stored with the card.',
+        description:
+          'Synchronous: answers the payment (paymentMethod 11) as Succeeded, WaitingConfirm (preAuth) or Failed. Split cards reuse the IBAN and amount stored with the card.',
         tags,
         headers: PostHeaders,
         body: ExecutionBody,
@@ -96,16 +122,48 @@ export function operationRoutes(scope: FastifyInstance, s: Services, productPath
         request,
         reply,
         (uow) => executeSavedCard(forRequest(s, request), request.merchant, request.body, uow),
-        (p: PaymentDetails) => ({ status: 200, body: paymentView(p, paymentLinks(s.config.publicUrl, productPath, p.payId)) }),
+        (p: PaymentDetails) => ({
+          status: 200,
+          body: paymentView(p, paymentLinks(s.config.publicUrl, productPath, p.payId)),
+        }),
       ),
   );
 
-  const deleteSchema = { hide, summary: 'Delete a saved card', description: 'Deleting again is also 200; a deleted card cannot be charged.', tags, params: RecIdParams, response: { 200: DeletedResponse, ...errorResponses } };
+  const deleteSchema = {
+    hide,
+    summary: 'Delete a saved card',
+    description: 'Deleting again is also 200; a deleted card cannot be charged.',
+    tags,
+    params: RecIdParams,
+    response: { 200: DeletedResponse, ...errorResponses },
+  };
   const deleted = () => ({ status: 200, body: OK });
-  app.post('/payments/:recId/delete', { onRequest: authenticate, config: { operation: 'delete-card' }, schema: { ...deleteSchema, headers: PostHeaders } }, (request, reply) =>
-    idempotent<DeletedCard>(s, request, reply, (uow) => deleteSavedCard(s, request.merchant.clientId, request.params.recId, uow), deleted),
+  app.post(
+    '/payments/:recId/delete',
+    {
+      onRequest: authenticate,
+      config: { operation: 'delete-card' },
+      schema: { ...deleteSchema, headers: PostHeaders },
+    },
+    (request, reply) =>
+      idempotent<DeletedCard>(
+        s,
+        request,
+        reply,
+        (uow) => deleteSavedCard(s, request.merchant.clientId, request.params.recId, uow),
+        deleted,
+      ),
   );
-  app.delete('/payments/:recId', { onRequest: authenticate, config: { operation: 'delete-card' }, schema: { ...deleteSchema, headers: Headers } }, (request, reply) =>
-    idempotent<DeletedCard>(s, request, reply, (uow) => deleteSavedCard(s, request.merchant.clientId, request.params.recId, uow), deleted),
+  app.delete(
+    '/payments/:recId',
+    { onRequest: authenticate, config: { operation: 'delete-card' }, schema: { ...deleteSchema, headers: Headers } },
+    (request, reply) =>
+      idempotent<DeletedCard>(
+        s,
+        request,
+        reply,
+        (uow) => deleteSavedCard(s, request.merchant.clientId, request.params.recId, uow),
+        deleted,
+      ),
   );
 }

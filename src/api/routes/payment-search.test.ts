@@ -11,7 +11,9 @@ for (const backend of BACKENDS) {
 
     it('pages newest first with a keyset cursor until nextCursor is null', async () => {
       for (let i = 0; i < 5; i++) {
-        const r = await ctx.m.createPayment(basicPayment({ amount: { currency: 'GEL', total: 10 + i }, merchantPaymentId: `o-${i}` }));
+        const r = await ctx.m.createPayment(
+          basicPayment({ amount: { currency: 'GEL', total: 10 + i }, merchantPaymentId: `o-${i}` }),
+        );
         assert.equal(r.statusCode, 200, r.body);
         ids.push(r.json().payId);
       }
@@ -34,13 +36,22 @@ for (const backend of BACKENDS) {
     });
 
     it('filters by merchantPaymentId, amount range, status and currency', async () => {
-      assert.deepEqual((await list('merchantPaymentId=o-3')).json().items.map((p: { payId: string }) => p.payId), [ids[3]]);
-      const ranged = (await list('minAmount=11&maxAmount=12.5')).json().items.map((p: { amount: number }) => p.amount).sort();
+      assert.deepEqual(
+        (await list('merchantPaymentId=o-3')).json().items.map((p: { payId: string }) => p.payId),
+        [ids[3]],
+      );
+      const ranged = (await list('minAmount=11&maxAmount=12.5'))
+        .json()
+        .items.map((p: { amount: number }) => p.amount)
+        .sort();
       assert.deepEqual(ranged, [11, 12]);
       assert.equal((await list('status=Succeeded')).json().items.length, 0);
       assert.equal((await list('currency=USD')).json().items.length, 0);
       const paid = await createPaid(ctx.t, ctx.m);
-      assert.deepEqual((await list('status=Succeeded')).json().items.map((p: { payId: string }) => p.payId), [paid]);
+      assert.deepEqual(
+        (await list('status=Succeeded')).json().items.map((p: { payId: string }) => p.payId),
+        [paid],
+      );
     });
 
     it('does not show another merchant its payments', async () => {
@@ -49,13 +60,29 @@ for (const backend of BACKENDS) {
     });
 
     it('rejects bad filters with 400 listing every field', async () => {
-      for (const qs of ['status=Nope', 'limit=0', 'limit=101', 'cursor=zz', 'minAmount=-1', 'minAmount=5&maxAmount=1', 'from=yesterday', 'currency=gel', 'method=x']) {
+      for (const qs of [
+        'status=Nope',
+        'limit=0',
+        'limit=101',
+        'cursor=zz',
+        'minAmount=-1',
+        'minAmount=5&maxAmount=1',
+        'from=yesterday',
+        'currency=gel',
+        'method=x',
+      ]) {
         const res = await list(qs);
         assert.equal(res.statusCode, 400, `${qs}: ${res.body}`);
         assert.match(res.json().systemCode, /^list-payments\.400\./);
       }
       const res = await list('status=Nope&limit=0');
-      assert.deepEqual(res.json().invalidParams.map((p: { name?: string; field?: string }) => p.name ?? p.field).sort(), ['limit', 'status']);
+      assert.deepEqual(
+        res
+          .json()
+          .invalidParams.map((p: { name?: string; field?: string }) => p.name ?? p.field)
+          .sort(),
+        ['limit', 'status'],
+      );
     });
 
     it('requires authentication', async () => {

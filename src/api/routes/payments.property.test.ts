@@ -4,7 +4,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { BACKENDS } from '../../testing/databases.ts';
-import { MerchantClient, SPLIT_IBAN, basicPayment, countRows, startTestGateway, type TestGateway } from '../../testing/harness.ts';
+import {
+  MerchantClient,
+  SPLIT_IBAN,
+  basicPayment,
+  countRows,
+  startTestGateway,
+  type TestGateway,
+} from '../../testing/harness.ts';
 
 const CASES_PER_KIND = Number(process.env.KARIBCHE_PROPERTY_RUNS ?? 400);
 
@@ -29,24 +36,40 @@ const breakers: fc.Arbitrary<(b: Record<string, any>) => void>[] = [
     (b) => (b.userIpAddress = 'localhost'),
     (b) => (b.description = 'x'.repeat(31)),
   ),
-  fc.record({ key: fc.constantFrom('amount', 'returnurl', 'methods', 'preAuth', 'expirationMinutes', 'installmentProducts', 'saveCard'), value: fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant({}), fc.array(fc.string(), { maxLength: 3 })) }).map(
-    ({ key, value }) =>
-      (b: Record<string, any>) => {
-        // A value of the wrong type for a field that needs another one.
-        const wrong: Record<string, (v: unknown) => boolean> = {
-          amount: (v) => typeof v !== 'object' || Array.isArray(v) || Object.keys(v as object).length === 0,
-          returnurl: (v) => typeof v !== 'string' || !/^https?:\/\/./.test(v),
-          methods: (v) => !Array.isArray(v) || v.length > 0,
-          preAuth: (v) => typeof v !== 'boolean',
-          expirationMinutes: (v) => typeof v !== 'number' || (v as number) < 1 || (v as number) > 1440,
-          installmentProducts: (v) => !Array.isArray(v) || v.length > 0,
-          saveCard: (v) => typeof v !== 'boolean',
-        };
-        b[key] = wrong[key]!(value) ? value : 'definitely-wrong';
-        if (key === 'methods' && Array.isArray(b[key]) && b[key].length === 0) b[key] = 'x';
-        if (key === 'installmentProducts' && Array.isArray(b[key]) && b[key].length === 0) b[key] = [{}];
-      },
-  ),
+  fc
+    .record({
+      key: fc.constantFrom(
+        'amount',
+        'returnurl',
+        'methods',
+        'preAuth',
+        'expirationMinutes',
+        'installmentProducts',
+        'saveCard',
+      ),
+      value: fc.oneof(
+        fc.string(),
+        fc.integer(),
+        fc.boolean(),
+        fc.constant({}),
+        fc.array(fc.string(), { maxLength: 3 }),
+      ),
+    })
+    .map(({ key, value }) => (b: Record<string, any>) => {
+      // A value of the wrong type for a field that needs another one.
+      const wrong: Record<string, (v: unknown) => boolean> = {
+        amount: (v) => typeof v !== 'object' || Array.isArray(v) || Object.keys(v as object).length === 0,
+        returnurl: (v) => typeof v !== 'string' || !/^https?:\/\/./.test(v),
+        methods: (v) => !Array.isArray(v) || v.length > 0,
+        preAuth: (v) => typeof v !== 'boolean',
+        expirationMinutes: (v) => typeof v !== 'number' || (v as number) < 1 || (v as number) > 1440,
+        installmentProducts: (v) => !Array.isArray(v) || v.length > 0,
+        saveCard: (v) => typeof v !== 'boolean',
+      };
+      b[key] = wrong[key]!(value) ? value : 'definitely-wrong';
+      if (key === 'methods' && Array.isArray(b[key]) && b[key].length === 0) b[key] = 'x';
+      if (key === 'installmentProducts' && Array.isArray(b[key]) && b[key].length === 0) b[key] = [{}];
+    }),
 ];
 
 const noise = fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
@@ -64,8 +87,16 @@ for (const backend of BACKENDS) {
     after(() => t.close());
 
     async function check(payload: string) {
-      const res = await t.app.inject({ method: 'POST', url: '/v1/gateway/payments', headers: m.headers({ 'content-type': 'application/json' }), payload });
-      assert.ok(res.statusCode >= 400 && res.statusCode < 500, `status ${res.statusCode} for ${payload.slice(0, 200)}: ${res.body.slice(0, 300)}`);
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/gateway/payments',
+        headers: m.headers({ 'content-type': 'application/json' }),
+        payload,
+      });
+      assert.ok(
+        res.statusCode >= 400 && res.statusCode < 500,
+        `status ${res.statusCode} for ${payload.slice(0, 200)}: ${res.body.slice(0, 300)}`,
+      );
       assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
       const body = res.json();
       assert.equal(body.status, String(res.statusCode));
@@ -76,23 +107,33 @@ for (const backend of BACKENDS) {
 
     it(`valid bodies with 1–3 breaking mutations and noise (${CASES_PER_KIND} cases)`, async () => {
       await fc.assert(
-        fc.asyncProperty(fc.array(fc.oneof(...breakers), { minLength: 1, maxLength: 3 }), noise, async (mutations, extra) => {
-          const body: Record<string, any> = { ...extra, ...basicPayment({ amount: { currency: 'GEL', total: 10 } }) };
-          for (const mutate of mutations) mutate(body);
-          await check(JSON.stringify(body));
-        }),
+        fc.asyncProperty(
+          fc.array(fc.oneof(...breakers), { minLength: 1, maxLength: 3 }),
+          noise,
+          async (mutations, extra) => {
+            const body: Record<string, any> = { ...extra, ...basicPayment({ amount: { currency: 'GEL', total: 10 } }) };
+            for (const mutate of mutations) mutate(body);
+            await check(JSON.stringify(body));
+          },
+        ),
         { numRuns: CASES_PER_KIND },
       );
       assert.equal(await countRows(t, 'payments'), payments);
     });
 
     it(`arbitrary JSON values (${CASES_PER_KIND} cases)`, async () => {
-      await fc.assert(fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), async (v) => check(JSON.stringify(v))), { numRuns: CASES_PER_KIND });
+      await fc.assert(
+        fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), async (v) => check(JSON.stringify(v))),
+        { numRuns: CASES_PER_KIND },
+      );
       assert.equal(await countRows(t, 'payments'), payments);
     });
 
     it(`arbitrary bytes as the body (${CASES_PER_KIND} cases)`, async () => {
-      await fc.assert(fc.asyncProperty(fc.string({ maxLength: 200 }), async (s) => check(s.trim() === '' ? '{' : s)), { numRuns: CASES_PER_KIND });
+      await fc.assert(
+        fc.asyncProperty(fc.string({ maxLength: 200 }), async (s) => check(s.trim() === '' ? '{' : s)),
+        { numRuns: CASES_PER_KIND },
+      );
       assert.equal(await countRows(t, 'payments'), payments);
     });
   });

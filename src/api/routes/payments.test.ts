@@ -1,9 +1,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BACKENDS } from '../../testing/databases.ts';
-import { EVERYTHING, MerchantClient, accessToken, SPLIT_IBAN, basicPayment, countRows, startTestGateway, useGateway, type TestGateway } from '../../testing/harness.ts';
+import {
+  EVERYTHING,
+  MerchantClient,
+  accessToken,
+  SPLIT_IBAN,
+  basicPayment,
+  countRows,
+  startTestGateway,
+  useGateway,
+  type TestGateway,
+} from '../../testing/harness.ts';
 
-function assertProblem(res: { statusCode: number; headers: Record<string, unknown>; json(): any }, status: number, systemCode: string) {
+function assertProblem(
+  res: { statusCode: number; headers: Record<string, unknown>; json(): any },
+  status: number,
+  systemCode: string,
+) {
   assert.equal(res.statusCode, status, JSON.stringify(res.json()));
   assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
   const body = res.json();
@@ -21,7 +35,9 @@ for (const backend of BACKENDS) {
     const ctx = useGateway(backend);
 
     it('creates a payment with the seed response shape and approval_url at links[1]', async () => {
-      const res = await ctx.m.createPayment(basicPayment({ amount: { currency: 'GEL', total: '10.50' }, merchantPaymentId: 'order-1' }));
+      const res = await ctx.m.createPayment(
+        basicPayment({ amount: { currency: 'GEL', total: '10.50' }, merchantPaymentId: 'order-1' }),
+      );
       assert.equal(res.statusCode, 200, res.body);
       const p = res.json();
       assert.match(p.payId, /^[0-9a-f]{32}$/);
@@ -52,7 +68,18 @@ for (const backend of BACKENDS) {
       assert.equal(g.confirmedAmount, 0);
       assert.equal(g.returnedAmount, 0);
       assert.deepEqual(g.links, p.links);
-      for (const k of ['transactionId', 'paymentMethod', 'rrn', 'resultCode', 'preAuthExpiresAt', 'recurringCard', 'paymentCardNumber', 'extra', 'extra2', 'split']) {
+      for (const k of [
+        'transactionId',
+        'paymentMethod',
+        'rrn',
+        'resultCode',
+        'preAuthExpiresAt',
+        'recurringCard',
+        'paymentCardNumber',
+        'extra',
+        'extra2',
+        'split',
+      ]) {
         assert.equal(g[k], null, k);
       }
       assert.equal(g.merchantPaymentId, 'order-1');
@@ -66,7 +93,11 @@ for (const backend of BACKENDS) {
       const res = await ctx.t.app.inject({
         method: 'POST',
         url: '/v1/gateway/payments',
-        headers: { ApiKey: ctx.m.credentials.apiKey, Authorization: `Bearer ${ctx.m.token}`, 'Content-Type': 'application/json' },
+        headers: {
+          ApiKey: ctx.m.credentials.apiKey,
+          Authorization: `Bearer ${ctx.m.token}`,
+          'Content-Type': 'application/json',
+        },
         payload: {
           Amount: { Currency: 'gel', subTotal: '10.50', Tax: 1, shipping: null, Total: null },
           returnUrl: 'https://shop.example/return',
@@ -85,7 +116,8 @@ for (const backend of BACKENDS) {
       const p = res.json();
       assert.equal(p.amount, 11.5);
       assert.equal(p.expirationMinutes, 30);
-      const row = (await ctx.t.gw.services.db.query<any>('SELECT * FROM payments WHERE pay_id = $1', [p.payId])).rows[0];
+      const row = (await ctx.t.gw.services.db.query<any>('SELECT * FROM payments WHERE pay_id = $1', [p.payId]))
+        .rows[0];
       assert.equal(row.language, 'EN');
       assert.equal(row.subtotal, 1050);
       assert.equal(row.tax, 100);
@@ -107,7 +139,9 @@ for (const backend of BACKENDS) {
     });
 
     it('returns a recId for saveCard (0 amount allowed) and echoes preAuth', async () => {
-      const res = await ctx.m.createPayment(basicPayment({ amount: { currency: 'GEL', total: 0 }, saveCard: true, saveCardToDate: '1230', preAuth: true }));
+      const res = await ctx.m.createPayment(
+        basicPayment({ amount: { currency: 'GEL', total: 0 }, saveCard: true, saveCardToDate: '1230', preAuth: true }),
+      );
       assert.equal(res.statusCode, 200, res.body);
       const p = res.json();
       assert.match(p.recId, /^[0-9a-f]{32}$/);
@@ -120,40 +154,169 @@ for (const backend of BACKENDS) {
     // Every rejection: status, systemCode, the fields named, and nothing created.
     const rejections: [string, Record<string, unknown>, string, string[]][] = [
       ['missing amount and returnurl', {}, 'create-payment.400.001', ['amount', 'returnurl']],
-      ['wrong types', { amount: { currency: 5, total: true }, returnurl: 7, methods: 'all', preAuth: 'yes' }, 'create-payment.400.001', ['amount.currency', 'amount.total', 'returnurl', 'methods', 'preAuth']],
-      ['three decimals', basicPayment({ amount: { currency: 'GEL', total: '1.005' } }), 'create-payment.400.001', ['amount.total']],
-      ['negative total', basicPayment({ amount: { currency: 'GEL', total: -1 } }), 'create-payment.400.001', ['amount.total']],
-      ['zero total without saveCard', basicPayment({ amount: { currency: 'GEL', total: 0 } }), 'create-payment.400.010', ['amount.total']],
-      ['above the maximum', basicPayment({ amount: { currency: 'GEL', total: '1000000.01' } }), 'create-payment.400.010', ['amount.total']],
-      ['unknown currency', basicPayment({ amount: { currency: 'JPY', total: 1 } }), 'create-payment.400.001', ['amount.currency']],
+      [
+        'wrong types',
+        { amount: { currency: 5, total: true }, returnurl: 7, methods: 'all', preAuth: 'yes' },
+        'create-payment.400.001',
+        ['amount.currency', 'amount.total', 'returnurl', 'methods', 'preAuth'],
+      ],
+      [
+        'three decimals',
+        basicPayment({ amount: { currency: 'GEL', total: '1.005' } }),
+        'create-payment.400.001',
+        ['amount.total'],
+      ],
+      [
+        'negative total',
+        basicPayment({ amount: { currency: 'GEL', total: -1 } }),
+        'create-payment.400.001',
+        ['amount.total'],
+      ],
+      [
+        'zero total without saveCard',
+        basicPayment({ amount: { currency: 'GEL', total: 0 } }),
+        'create-payment.400.010',
+        ['amount.total'],
+      ],
+      [
+        'above the maximum',
+        basicPayment({ amount: { currency: 'GEL', total: '1000000.01' } }),
+        'create-payment.400.010',
+        ['amount.total'],
+      ],
+      [
+        'unknown currency',
+        basicPayment({ amount: { currency: 'JPY', total: 1 } }),
+        'create-payment.400.001',
+        ['amount.currency'],
+      ],
       ['relative returnurl', basicPayment({ returnurl: '/thanks' }), 'create-payment.400.001', ['returnurl']],
-      ['extra too long for split IBAN check', basicPayment({ extra: 'GE61KB0000000101904917', extra2: '1' }), 'create-payment.400.019', ['extra']],
-      ['IBAN of another bank', basicPayment({ extra: 'GE64TB0000000101904917', extra2: '1' }), 'create-payment.400.020', ['extra']],
+      [
+        'extra too long for split IBAN check',
+        basicPayment({ extra: 'GE61KB0000000101904917', extra2: '1' }),
+        'create-payment.400.019',
+        ['extra'],
+      ],
+      [
+        'IBAN of another bank',
+        basicPayment({ extra: 'GE64TB0000000101904917', extra2: '1' }),
+        'create-payment.400.020',
+        ['extra'],
+      ],
       ['split over 99%', basicPayment({ extra: SPLIT_IBAN, extra2: '9.91' }), 'create-payment.400.021', ['extra2']],
       ['split above total', basicPayment({ extra: SPLIT_IBAN, extra2: '11' }), 'create-payment.400.021', ['extra2']],
-      ['split in USD', basicPayment({ amount: { currency: 'USD', total: 10 }, extra: SPLIT_IBAN, extra2: '1' }), 'create-payment.400.022', ['amount.currency']],
+      [
+        'split in USD',
+        basicPayment({ amount: { currency: 'USD', total: 10 }, extra: SPLIT_IBAN, extra2: '1' }),
+        'create-payment.400.022',
+        ['amount.currency'],
+      ],
       ['split without extra2', basicPayment({ extra: SPLIT_IBAN }), 'create-payment.400.023', ['extra2']],
-      ['split with installment', basicPayment({ extra: SPLIT_IBAN, extra2: '1', methods: [8], installmentProducts: [{ price: 10, quantity: 1 }] }), 'create-payment.400.013', ['methods[0]']],
+      [
+        'split with installment',
+        basicPayment({
+          extra: SPLIT_IBAN,
+          extra2: '1',
+          methods: [8],
+          installmentProducts: [{ price: 10, quantity: 1 }],
+        }),
+        'create-payment.400.013',
+        ['methods[0]'],
+      ],
       ['bad IP', basicPayment({ userIpAddress: '1.2.3' }), 'create-payment.400.001', ['userIpAddress']],
       ['expiration 0', basicPayment({ expirationMinutes: 0 }), 'create-payment.400.001', ['expirationMinutes']],
       ['expiration 1441', basicPayment({ expirationMinutes: 1441 }), 'create-payment.400.001', ['expirationMinutes']],
       ['unknown method', basicPayment({ methods: [3] }), 'create-payment.400.001', ['methods[0]']],
       ['method 11', basicPayment({ methods: [11] }), 'create-payment.400.001', ['methods[0]']],
       ['duplicate method', basicPayment({ methods: [5, 5] }), 'create-payment.400.001', ['methods[1]']],
-      ['installment in EUR', basicPayment({ amount: { currency: 'EUR', total: 10 }, methods: [8], installmentProducts: [{ price: 10, quantity: 1 }] }), 'create-payment.400.013', ['methods[0]']],
-      ['installment without products', basicPayment({ methods: [8] }), 'create-payment.400.015', ['installmentProducts']],
-      ['installment sum mismatch', basicPayment({ methods: [8], installmentProducts: [{ price: '3.33', quantity: 3 }] }), 'create-payment.400.015', ['installmentProducts']],
-      ['installment bad product', basicPayment({ methods: [8], installmentProducts: [{ price: 0, quantity: 1.5 }] }), 'create-payment.400.001', ['installmentProducts[0].quantity']],
-      ['Google Pay with preAuth', basicPayment({ methods: [14], preAuth: true }), 'create-payment.400.013', ['methods[0]']],
-      ['Web QR with saveCard', basicPayment({ methods: [4], saveCard: true }), 'create-payment.400.013', ['methods[0]']],
-      ['Apple Pay with saveCard', basicPayment({ methods: [9, 5], saveCard: true }), 'create-payment.400.013', ['methods[0]']],
-      ['unregistered callbackUrl', basicPayment({ callbackUrl: 'https://evil.example/cb' }), 'create-payment.400.016', ['callbackUrl']],
-      ['saveCardToDate month 13', basicPayment({ saveCard: true, saveCardToDate: '1329' }), 'create-payment.400.001', ['saveCardToDate']],
-      ['saveCardToDate in the past', basicPayment({ saveCard: true, saveCardToDate: '0120' }), 'create-payment.400.018', ['saveCardToDate']],
+      [
+        'installment in EUR',
+        basicPayment({
+          amount: { currency: 'EUR', total: 10 },
+          methods: [8],
+          installmentProducts: [{ price: 10, quantity: 1 }],
+        }),
+        'create-payment.400.013',
+        ['methods[0]'],
+      ],
+      [
+        'installment without products',
+        basicPayment({ methods: [8] }),
+        'create-payment.400.015',
+        ['installmentProducts'],
+      ],
+      [
+        'installment sum mismatch',
+        basicPayment({ methods: [8], installmentProducts: [{ price: '3.33', quantity: 3 }] }),
+        'create-payment.400.015',
+        ['installmentProducts'],
+      ],
+      [
+        'installment bad product',
+        basicPayment({ methods: [8], installmentProducts: [{ price: 0, quantity: 1.5 }] }),
+        'create-payment.400.001',
+        ['installmentProducts[0].quantity'],
+      ],
+      [
+        'Google Pay with preAuth',
+        basicPayment({ methods: [14], preAuth: true }),
+        'create-payment.400.013',
+        ['methods[0]'],
+      ],
+      [
+        'Web QR with saveCard',
+        basicPayment({ methods: [4], saveCard: true }),
+        'create-payment.400.013',
+        ['methods[0]'],
+      ],
+      [
+        'Apple Pay with saveCard',
+        basicPayment({ methods: [9, 5], saveCard: true }),
+        'create-payment.400.013',
+        ['methods[0]'],
+      ],
+      [
+        'unregistered callbackUrl',
+        basicPayment({ callbackUrl: 'https://evil.example/cb' }),
+        'create-payment.400.016',
+        ['callbackUrl'],
+      ],
+      [
+        'saveCardToDate month 13',
+        basicPayment({ saveCard: true, saveCardToDate: '1329' }),
+        'create-payment.400.001',
+        ['saveCardToDate'],
+      ],
+      [
+        'saveCardToDate in the past',
+        basicPayment({ saveCard: true, saveCardToDate: '0120' }),
+        'create-payment.400.018',
+        ['saveCardToDate'],
+      ],
       ['language DE', basicPayment({ language: 'DE' }), 'create-payment.400.001', ['language']],
-      ['description 31 chars', basicPayment({ description: 'ა'.repeat(31) }), 'create-payment.400.001', ['description']],
-      ['merchantPaymentId 65 chars', basicPayment({ merchantPaymentId: 'x'.repeat(65) }), 'create-payment.400.001', ['merchantPaymentId']],
-      ['several fields at once', basicPayment({ amount: { currency: 'GEL', total: '1.001' }, returnurl: 'x', language: 'FR', expirationMinutes: 0 }), 'create-payment.400.001', ['amount.total', 'returnurl', 'expirationMinutes', 'language']],
+      [
+        'description 31 chars',
+        basicPayment({ description: 'ა'.repeat(31) }),
+        'create-payment.400.001',
+        ['description'],
+      ],
+      [
+        'merchantPaymentId 65 chars',
+        basicPayment({ merchantPaymentId: 'x'.repeat(65) }),
+        'create-payment.400.001',
+        ['merchantPaymentId'],
+      ],
+      [
+        'several fields at once',
+        basicPayment({
+          amount: { currency: 'GEL', total: '1.001' },
+          returnurl: 'x',
+          language: 'FR',
+          expirationMinutes: 0,
+        }),
+        'create-payment.400.001',
+        ['amount.total', 'returnurl', 'expirationMinutes', 'language'],
+      ],
     ];
     for (const [name, body, code, fields] of rejections) {
       it(`rejects: ${name}`, async () => {
@@ -162,18 +325,37 @@ for (const backend of BACKENDS) {
         const problem = assertProblem(res, 400, code);
         const names = (problem.invalidParams ?? []).map((p: { name: string }) => p.name);
         for (const f of fields) assert.ok(names.includes(f), `${f} in ${JSON.stringify(problem.invalidParams)}`);
-        assert.ok(fields.some((f) => problem.detail.includes(f)), problem.detail);
+        assert.ok(
+          fields.some((f) => problem.detail.includes(f)),
+          problem.detail,
+        );
         assert.equal(await countRows(ctx.t, 'payments'), before, 'nothing created');
       });
     }
 
     it('enforces merchant settings: currency, methods, saved cards, split enrolment, test-mode limit', async () => {
-      const narrow = await MerchantClient.create(ctx.t, { currencies: ['GEL'], methods: [5], testMode: true, testAmountLimit: '50.00' });
-      assertProblem(await narrow.createPayment(basicPayment({ amount: { currency: 'USD', total: 1 } })), 400, 'create-payment.400.011');
+      const narrow = await MerchantClient.create(ctx.t, {
+        currencies: ['GEL'],
+        methods: [5],
+        testMode: true,
+        testAmountLimit: '50.00',
+      });
+      assertProblem(
+        await narrow.createPayment(basicPayment({ amount: { currency: 'USD', total: 1 } })),
+        400,
+        'create-payment.400.011',
+      );
       assertProblem(await narrow.createPayment(basicPayment({ methods: [4] })), 400, 'create-payment.400.012');
       assertProblem(await narrow.createPayment(basicPayment({ saveCard: true })), 400, 'create-payment.400.017');
-      assertProblem(await narrow.createPayment(basicPayment({ amount: { currency: 'GEL', total: '50.01' } })), 400, 'create-payment.400.024');
-      assert.equal((await narrow.createPayment(basicPayment({ amount: { currency: 'GEL', total: '50.00' } }))).statusCode, 200);
+      assertProblem(
+        await narrow.createPayment(basicPayment({ amount: { currency: 'GEL', total: '50.01' } })),
+        400,
+        'create-payment.400.024',
+      );
+      assert.equal(
+        (await narrow.createPayment(basicPayment({ amount: { currency: 'GEL', total: '50.00' } }))).statusCode,
+        200,
+      );
       // Not enrolled in split: extra/extra2 are free text.
       const free = await narrow.createPayment(basicPayment({ extra: 'Invoice 42', extra2: 'Thank you' }));
       assert.equal(free.statusCode, 200, free.body);
@@ -203,11 +385,16 @@ for (const backend of BACKENDS) {
       assert.equal(first.statusCode, 200);
       assert.equal(first.headers['idempotent-replayed'], undefined);
       // Same body spelled differently (key order and case) is the same request.
-      const again = await ctx.m.createPayment({ ReturnUrl: body.returnurl, amount: { total: 7, currency: 'GEL' } }, { 'idempotency-key': 'order-77' });
+      const again = await ctx.m.createPayment(
+        { ReturnUrl: body.returnurl, amount: { total: 7, currency: 'GEL' } },
+        { 'idempotency-key': 'order-77' },
+      );
       assert.equal(again.statusCode, 200);
       assert.equal(again.headers['idempotent-replayed'], 'true');
       assert.deepEqual(again.json(), first.json());
-      const different = await ctx.m.createPayment(basicPayment({ amount: { currency: 'GEL', total: 8 } }), { 'Idempotency-Key': 'order-77' });
+      const different = await ctx.m.createPayment(basicPayment({ amount: { currency: 'GEL', total: 8 } }), {
+        'Idempotency-Key': 'order-77',
+      });
       assertProblem(different, 422, 'create-payment.422.001');
       assert.equal(await countRows(ctx.t, 'payments'), before + 1);
       // Another merchant may use the same key.
@@ -225,20 +412,31 @@ for (const backend of BACKENDS) {
       assert.equal(good.headers['idempotent-replayed'], undefined);
       await ctx.t.gw.services.sharedClock.advance(24 * 3600 + 1);
       ctx.m.token = await accessToken(ctx.t.app, ctx.m.credentials); // the old token expired with the 24 h
-      const later = await ctx.m.createPayment(basicPayment({ amount: { currency: 'GEL', total: 3 } }), { 'Idempotency-Key': 'retry-me' });
+      const later = await ctx.m.createPayment(basicPayment({ amount: { currency: 'GEL', total: 3 } }), {
+        'Idempotency-Key': 'retry-me',
+      });
       assert.equal(later.statusCode, 200);
       assert.notEqual(later.json().payId, good.json().payId);
-      assertProblem(await ctx.m.createPayment(basicPayment(), { 'Idempotency-Key': 'x'.repeat(256) }), 400, 'create-payment.400.001');
+      assertProblem(
+        await ctx.m.createPayment(basicPayment(), { 'Idempotency-Key': 'x'.repeat(256) }),
+        400,
+        'create-payment.400.001',
+      );
     });
 
     it('handles a burst of identical keyed requests: one payment, the rest replays or 409', async () => {
       const before = await countRows(ctx.t, 'payments');
       const body = basicPayment({ amount: { currency: 'GEL', total: 42 } });
-      const results = await Promise.all(Array.from({ length: 12 }, () => ctx.m.createPayment(body, { 'Idempotency-Key': 'burst' })));
+      const results = await Promise.all(
+        Array.from({ length: 12 }, () => ctx.m.createPayment(body, { 'Idempotency-Key': 'burst' })),
+      );
       const codes = results.map((r) => r.statusCode);
       const fresh = results.filter((r) => r.statusCode === 200 && r.headers['idempotent-replayed'] === undefined);
       assert.equal(fresh.length, 1, `codes ${codes}`);
-      assert.ok(codes.every((c) => c === 200 || c === 409), `codes ${codes}`);
+      assert.ok(
+        codes.every((c) => c === 200 || c === 409),
+        `codes ${codes}`,
+      );
       for (const r of results.filter((r) => r.statusCode === 409)) assertProblem(r, 409, 'create-payment.409.001');
       for (const r of results.filter((r) => r.statusCode === 200)) assert.equal(r.json().payId, fresh[0]!.json().payId);
       assert.equal(await countRows(ctx.t, 'payments'), before + 1);
@@ -251,7 +449,10 @@ for (const backend of BACKENDS) {
       // Make the key look like another process is still working on it (its lock runs in real time).
       const db = ctx.t.gw.services.db;
       const hold = (until: number) =>
-        db.query(`UPDATE idempotency_keys SET recovery_point = 'claimed', result = NULL, owner = 'another-process', locked_until = $1 WHERE key = 'in-flight'`, [new Date(until)]);
+        db.query(
+          `UPDATE idempotency_keys SET recovery_point = 'claimed', result = NULL, owner = 'another-process', locked_until = $1 WHERE key = 'in-flight'`,
+          [new Date(until)],
+        );
       await hold(Date.now() + 60_000);
       const busy = await ctx.m.createPayment(body, { 'Idempotency-Key': 'in-flight' });
       const problem = assertProblem(busy, 409, 'create-payment.409.001');
@@ -268,18 +469,37 @@ for (const backend of BACKENDS) {
     });
 
     it('answers body and media errors with problem JSON', async () => {
-      const malformed = await ctx.t.app.inject({ method: 'POST', url: '/v1/gateway/payments', headers: ctx.m.headers({ 'content-type': 'application/json' }), payload: '{"amount":' });
+      const malformed = await ctx.t.app.inject({
+        method: 'POST',
+        url: '/v1/gateway/payments',
+        headers: ctx.m.headers({ 'content-type': 'application/json' }),
+        payload: '{"amount":',
+      });
       assertProblem(malformed, 400, 'create-payment.400.002');
-      const proto = await ctx.t.app.inject({ method: 'POST', url: '/v1/gateway/payments', headers: ctx.m.headers({ 'content-type': 'application/json' }), payload: '{"__proto__":{"x":1},"amount":{}}' });
+      const proto = await ctx.t.app.inject({
+        method: 'POST',
+        url: '/v1/gateway/payments',
+        headers: ctx.m.headers({ 'content-type': 'application/json' }),
+        payload: '{"__proto__":{"x":1},"amount":{}}',
+      });
       // Valid JSON with an unknown property (issue 26): ignored, and the body is judged without it.
       assertProblem(proto, 400, 'create-payment.400.001');
       const big = await ctx.m.createPayment({ ...basicPayment(), pad: 'x'.repeat(70 * 1024) });
       assertProblem(big, 413, 'create-payment.413.001');
-      const text = await ctx.t.app.inject({ method: 'POST', url: '/v1/gateway/payments', headers: ctx.m.headers({ 'content-type': 'text/plain' }), payload: 'hi' });
+      const text = await ctx.t.app.inject({
+        method: 'POST',
+        url: '/v1/gateway/payments',
+        headers: ctx.m.headers({ 'content-type': 'text/plain' }),
+        payload: 'hi',
+      });
       assertProblem(text, 415, 'create-payment.415.001');
-      const array = await ctx.m.post("/v1/gateway/payments", [1, 2]);
+      const array = await ctx.m.post('/v1/gateway/payments', [1, 2]);
       assertProblem(array, 400, 'create-payment.400.001');
-      const empty = await ctx.t.app.inject({ method: 'POST', url: '/v1/gateway/payments', headers: ctx.m.headers({ 'content-type': 'application/json' }) });
+      const empty = await ctx.t.app.inject({
+        method: 'POST',
+        url: '/v1/gateway/payments',
+        headers: ctx.m.headers({ 'content-type': 'application/json' }),
+      });
       assertProblem(empty, 400, 'create-payment.400.001');
     });
 

@@ -9,7 +9,15 @@ import { forRequest, type Services } from '../../services.ts';
 import { merchantAuth } from '../auth.ts';
 import { idempotent } from '../idempotency.ts';
 import { PaymentListQuery, PaymentListResponse } from '../schemas-list.ts';
-import { CreatePaymentBody, CreatePaymentResponse, Headers, PayIdParams, PaymentResponse, PostHeaders, errorResponses } from '../schemas.ts';
+import {
+  CreatePaymentBody,
+  CreatePaymentResponse,
+  Headers,
+  PayIdParams,
+  PaymentResponse,
+  PostHeaders,
+  errorResponses,
+} from '../schemas.ts';
 import { createdView, paymentLinks, paymentView } from '../views.ts';
 
 export function paymentRoutes(scope: FastifyInstance, s: Services, productPath: string, hide: boolean): void {
@@ -65,7 +73,9 @@ export function paymentRoutes(scope: FastifyInstance, s: Services, productPath: 
       const { clientId } = request.merchant;
       const { payId } = request.params;
       // The sandbox's callback conformance run watches for the merchant's fetches.
-      const details = await watchConformanceFetch(s, clientId, payId, () => getPayment(forRequest(s, request), clientId, payId));
+      const details = await watchConformanceFetch(s, clientId, payId, () =>
+        getPayment(forRequest(s, request), clientId, payId),
+      );
       return paymentView(details, links(payId));
     },
   );

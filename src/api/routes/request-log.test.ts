@@ -6,8 +6,20 @@ import { redactBody } from '../../requests/redact.ts';
 
 describe('redactBody', () => {
   it('removes secrets by field name and card numbers and keys by shape', () => {
-    const out = redactBody(JSON.stringify({ client_secret: 'x', nested: { cardNumber: '4111111111111111', note: 'card 4111 1111 1111 1111 key kbk_abcDEF123' }, amount: 10 }))!;
-    assert.ok(!out.includes('4111111111111111') && !out.includes('4111 1111 1111 1111') && !out.includes('abcDEF123') && !out.includes('"x"'), out);
+    const out = redactBody(
+      JSON.stringify({
+        client_secret: 'x',
+        nested: { cardNumber: '4111111111111111', note: 'card 4111 1111 1111 1111 key kbk_abcDEF123' },
+        amount: 10,
+      }),
+    )!;
+    assert.ok(
+      !out.includes('4111111111111111') &&
+        !out.includes('4111 1111 1111 1111') &&
+        !out.includes('abcDEF123') &&
+        !out.includes('"x"'),
+      out,
+    );
     assert.match(out, /••••1111/);
     assert.match(out, /"amount":10/);
     assert.equal(redactBody('x'.repeat(10_000))!.length, 4097);
@@ -43,7 +55,11 @@ for (const backend of BACKENDS) {
       await flush();
       const fours = (await ctx.m.get('/v1/gateway/requests?status=4xx')).json().items;
       assert.ok(fours.length >= 1 && fours.every((r: { status: number }) => r.status >= 400 && r.status < 500));
-      assert.ok((await ctx.m.get('/v1/gateway/requests?status=400')).json().items.every((r: { status: number }) => r.status === 400));
+      assert.ok(
+        (await ctx.m.get('/v1/gateway/requests?status=400'))
+          .json()
+          .items.every((r: { status: number }) => r.status === 400),
+      );
       const first = (await ctx.m.get('/v1/gateway/requests?limit=1')).json();
       assert.ok(first.nextCursor);
       const second = (await ctx.m.get(`/v1/gateway/requests?limit=1&cursor=${first.nextCursor}`)).json();
@@ -61,7 +77,19 @@ for (const backend of BACKENDS) {
       assert.equal((await other.get('/v1/gateway/requests')).json().items.length, 0);
       const log = ctx.t.app.requestLog;
       const now = new Date();
-      for (let i = 0; i < 1005; i++) log.push({ clientId: other.credentials.clientId, createdAt: now, method: 'GET', path: `/x/${i}`, status: 200, systemCode: null, latencyMs: 1, requestId: `r${i}`, requestBody: null, responseBody: null });
+      for (let i = 0; i < 1005; i++)
+        log.push({
+          clientId: other.credentials.clientId,
+          createdAt: now,
+          method: 'GET',
+          path: `/x/${i}`,
+          status: 200,
+          systemCode: null,
+          latencyMs: 1,
+          requestId: `r${i}`,
+          requestBody: null,
+          responseBody: null,
+        });
       await log.pruneNow();
       assert.equal(await countRows(ctx.t, `merchant_requests WHERE client_id = '${other.credentials.clientId}'`), 1000);
       const newest = (await other.get('/v1/gateway/requests?limit=1')).json().items[0];

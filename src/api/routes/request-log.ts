@@ -17,7 +17,9 @@ const LoggedRequest = Type.Object({
   systemCode: NullableString,
   latencyMs: Type.Integer(),
   requestId: Type.String(),
-  requestBody: Type.Union([Type.String(), Type.Null()], { description: 'Redacted: secrets and card data removed; at most 4 KiB' }),
+  requestBody: Type.Union([Type.String(), Type.Null()], {
+    description: 'Redacted: secrets and card data removed; at most 4 KiB',
+  }),
   responseBody: NullableString,
 });
 
@@ -34,8 +36,15 @@ export function requestLogRoutes(scope: FastifyInstance, s: Services, hide: bool
         description: `Newest first; the last ${KEEP_PER_MERCHANT} authenticated requests are kept, written within a second of the answer.`,
         tags: ['Developers'],
         headers: Headers,
-        querystring: Type.Object({ status: Type.Optional(Type.String({ description: '400 or 4xx' })), limit: Type.Optional(Type.String()), cursor: Type.Optional(Type.String()) }),
-        response: { 200: Type.Object({ items: Type.Array(LoggedRequest), nextCursor: NullableString }), ...errorResponses },
+        querystring: Type.Object({
+          status: Type.Optional(Type.String({ description: '400 or 4xx' })),
+          limit: Type.Optional(Type.String()),
+          cursor: Type.Optional(Type.String()),
+        }),
+        response: {
+          200: Type.Object({ items: Type.Array(LoggedRequest), nextCursor: NullableString }),
+          ...errorResponses,
+        },
       },
     },
     async (request) => {

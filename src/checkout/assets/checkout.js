@@ -4,7 +4,9 @@
 // the processing page noticing the bank's answer, and no double submission of a form.
 (function () {
   'use strict';
-  var $ = function (sel, root) { return (root || document).querySelector(sel); };
+  var $ = function (sel, root) {
+    return (root || document).querySelector(sel);
+  };
 
   // Seconds left as the gateway's clock saw them (the sandbox clock may differ from the browser's).
   var clock = $('[data-seconds-left]');
@@ -24,10 +26,12 @@
   }
 
   var status = function (url) {
-    return fetch(url, { headers: { accept: 'application/json' }, cache: 'no-store', credentials: 'same-origin' }).then(function (r) {
-      if (!r.ok) throw new Error('status ' + r.status);
-      return r.json();
-    });
+    return fetch(url, { headers: { accept: 'application/json' }, cache: 'no-store', credentials: 'same-origin' }).then(
+      function (r) {
+        if (!r.ok) throw new Error('status ' + r.status);
+        return r.json();
+      },
+    );
   };
 
   // Waiting for the acquirer: the page changes once the payment does.
@@ -35,10 +39,14 @@
   if (poll) {
     var start = poll.getAttribute('data-status');
     var check = function () {
-      status(poll.getAttribute('data-poll')).then(function (s) {
-        if (s.status !== start || s.challenge) window.location.reload();
-        else setTimeout(check, 1500);
-      }).catch(function () { setTimeout(check, 3000); });
+      status(poll.getAttribute('data-poll'))
+        .then(function (s) {
+          if (s.status !== start || s.challenge) window.location.reload();
+          else setTimeout(check, 1500);
+        })
+        .catch(function () {
+          setTimeout(check, 3000);
+        });
     };
     setTimeout(check, 1500);
   }
@@ -57,20 +65,25 @@
       if (text.textContent !== words) text.textContent = words;
     };
     var watch = function () {
-      status(qr.getAttribute('data-qr-status')).then(function (s) {
-        qr.setAttribute('data-polls', String(++polls));
-        if (s.final || s.challenge) {
-          if (s.status === 'Succeeded' || s.status === 'WaitingConfirm') show('done', qr.getAttribute('data-text-done'));
-          window.location.assign(qr.getAttribute('data-result-url'));
-          return;
-        }
-        if (s.status === 'Processing') show('processing', qr.getAttribute('data-text-processing'));
-        else if (s.attempts !== attempts) {
-          attempts = s.attempts;
-          show('declined', qr.getAttribute('data-text-declined').replace('{n}', String(Math.max(0, max - attempts))));
-        }
-        setTimeout(watch, 2000);
-      }).catch(function () { setTimeout(watch, 4000); });
+      status(qr.getAttribute('data-qr-status'))
+        .then(function (s) {
+          qr.setAttribute('data-polls', String(++polls));
+          if (s.final || s.challenge) {
+            if (s.status === 'Succeeded' || s.status === 'WaitingConfirm')
+              show('done', qr.getAttribute('data-text-done'));
+            window.location.assign(qr.getAttribute('data-result-url'));
+            return;
+          }
+          if (s.status === 'Processing') show('processing', qr.getAttribute('data-text-processing'));
+          else if (s.attempts !== attempts) {
+            attempts = s.attempts;
+            show('declined', qr.getAttribute('data-text-declined').replace('{n}', String(Math.max(0, max - attempts))));
+          }
+          setTimeout(watch, 2000);
+        })
+        .catch(function () {
+          setTimeout(watch, 4000);
+        });
     };
     setTimeout(watch, 2000);
   }
@@ -83,7 +96,12 @@
     var box = $('.field-marks');
     var live = $('[data-scheme-live]');
     var schemes = marks.map(function (el) {
-      return { el: el, name: el.getAttribute('data-name'), re: new RegExp(el.getAttribute('data-prefix')), groups: el.getAttribute('data-groups').split(',').map(Number) };
+      return {
+        el: el,
+        name: el.getAttribute('data-name'),
+        re: new RegExp(el.getAttribute('data-prefix')),
+        groups: el.getAttribute('data-groups').split(',').map(Number),
+      };
     });
     var known = null;
     var digitsBefore = '';
@@ -114,7 +132,9 @@
       if (scheme !== known) {
         known = scheme;
         box.classList.toggle('known', !!scheme);
-        schemes.forEach(function (s) { s.el.classList.toggle('on', s === scheme); });
+        schemes.forEach(function (s) {
+          s.el.classList.toggle('on', s === scheme);
+        });
         if (live) live.textContent = scheme ? live.getAttribute('data-scheme-live') + ': ' + scheme.name : '';
       }
     };
@@ -155,6 +175,9 @@
     }
   });
   window.addEventListener('pageshow', function (e) {
-    if (e.persisted) [].forEach.call(document.querySelectorAll('form[aria-busy]'), function (f) { f.removeAttribute('aria-busy'); });
+    if (e.persisted)
+      [].forEach.call(document.querySelectorAll('form[aria-busy]'), function (f) {
+        f.removeAttribute('aria-busy');
+      });
   });
 })();

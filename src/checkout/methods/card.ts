@@ -38,5 +38,9 @@ export const cardCheckout: CheckoutMethod = {
   order: 10,
   icon: () => icon('card'),
   panel: cardPanel,
-  readForm: (form) => ({ choice: { card: { number: form.number, expiry: form.expiry, securityCode: form.securityCode, holder: form.holder } } }),
+  readForm: (form) => ({
+    choice: {
+      card: { number: form.number, expiry: form.expiry, securityCode: form.securityCode, holder: form.holder },
+    },
+  }),
 };

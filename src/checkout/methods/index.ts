@@ -28,16 +28,25 @@ const BUILT_IN = {
   14: googlePayCheckout,
 } satisfies Record<MethodCode, CheckoutMethod | null>;
 
-const registry = new Map<number, CheckoutMethod>(Object.values(BUILT_IN).flatMap((m) => (m ? [[m.code, m] as const] : [])));
+const registry = new Map<number, CheckoutMethod>(
+  Object.values(BUILT_IN).flatMap((m) => (m ? [[m.code, m] as const] : [])),
+);
 
 export const checkoutMethodOf = (code: number): CheckoutMethod | undefined => registry.get(code);
 
 /** The methods of a payment as the page shows them, in tile order. */
 export const inTileOrder = (codes: readonly number[]): number[] =>
-  [...registry.values()].sort((a, b) => a.order - b.order).map((m) => m.code).filter((c) => codes.includes(c));
+  [...registry.values()]
+    .sort((a, b) => a.order - b.order)
+    .map((m) => m.code)
+    .filter((c) => codes.includes(c));
 
 /** Every notice a method's cancellation leads to, with its text. */
-export const methodNotices = () => Object.assign({}, ...[...registry.values()].map((m) => m.notices ?? {})) as Record<string, (t: Texts, name: string) => string>;
+export const methodNotices = () =>
+  Object.assign({}, ...[...registry.values()].map((m) => m.notices ?? {})) as Record<
+    string,
+    (t: Texts, name: string) => string
+  >;
 
 /** A method's name on the page. */
 export const methodName = (t: Texts, code: number) => methodLabel(code, languageOf(t));

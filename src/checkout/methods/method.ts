@@ -14,7 +14,9 @@ export type Form = Static<typeof CheckoutForm>;
 
 /** What the panel shows besides the payment: the state of a form answered with a page. */
 export interface PanelState {
-  cardProblems?: Partial<Record<import('../../payments/card.ts').CardField, import('../../payments/card.ts').CardProblem>>;
+  cardProblems?: Partial<
+    Record<import('../../payments/card.ts').CardField, import('../../payments/card.ts').CardProblem>
+  >;
   /** The cardholder name and expiry just typed (after a failed validation; never the number or code). */
   holder?: string;
   expiry?: string;

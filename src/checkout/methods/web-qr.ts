@@ -28,7 +28,10 @@ export const webQrCheckout: CheckoutMethod = {
   panel: qrPanel,
   async prepare({ payment, publicUrl, checkoutSecret }) {
     const qrUrl = `${publicUrl}/checkout/${payment.pay_id}/qr/${qrToken(checkoutSecret, payment.pay_id)}`;
-    return { qrUrl, qrSvg: trusted(await QRCode.toString(qrUrl, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' })) };
+    return {
+      qrUrl,
+      qrSvg: trusted(await QRCode.toString(qrUrl, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' })),
+    };
   },
   refreshSeconds: 5,
   // The customer answers in the banking app (the /qr page), not with a form of the pay page.

@@ -9,13 +9,17 @@
       form.setAttribute('aria-busy', 'true');
       // After this turn: the clicked button's name and value are already in what is sent.
       setTimeout(function () {
-        form.querySelectorAll('button[type=submit]').forEach(function (b) { b.disabled = true; });
+        form.querySelectorAll('button[type=submit]').forEach(function (b) {
+          b.disabled = true;
+        });
       }, 0);
     });
   });
   // Back from another page (bfcache): the buttons work again.
   window.addEventListener('pageshow', function () {
-    document.querySelectorAll('form[data-busy] button[disabled]').forEach(function (b) { b.disabled = false; });
+    document.querySelectorAll('form[data-busy] button[disabled]').forEach(function (b) {
+      b.disabled = false;
+    });
   });
 
   document.querySelectorAll('input[type=file][data-into]').forEach(function (input) {
@@ -26,7 +30,9 @@
       var file = input.files && input.files[0];
       if (!file) return;
       var reader = new FileReader();
-      reader.onload = function () { target.value = String(reader.result); };
+      reader.onload = function () {
+        target.value = String(reader.result);
+      };
       reader.readAsDataURL(file);
     });
   });

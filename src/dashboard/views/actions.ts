@@ -16,7 +16,11 @@ export interface ActionForm {
 }
 
 const TITLES: Record<Action, keyof Texts> = { refund: 'refundTitle', complete: 'completeTitle', void: 'voidTitle' };
-const REFUSED: Record<Action, keyof Texts> = { refund: 'refundRefused', complete: 'completeRefused', void: 'voidRefused' };
+const REFUSED: Record<Action, keyof Texts> = {
+  refund: 'refundRefused',
+  complete: 'completeRefused',
+  void: 'voidRefused',
+};
 
 /** The amount an action is about when the form leaves it out: everything it can take. */
 export function fullAmount(action: Action, row: PaymentRow): number {
@@ -25,7 +29,9 @@ export function fullAmount(action: Action, row: PaymentRow): number {
 
 /** What the form starts with: the whole amount, and the split account's whole remaining share. */
 export function initialForm(action: Action, row: PaymentRow): ActionForm {
-  const split = row.split_iban ? formatMinor(action === 'void' ? (row.split_amount ?? 0) : returnable(row).split) : undefined;
+  const split = row.split_iban
+    ? formatMinor(action === 'void' ? (row.split_amount ?? 0) : returnable(row).split)
+    : undefined;
   return { amount: action === 'void' ? undefined : formatMinor(fullAmount(action, row)), extra2: split };
 }
 
@@ -33,19 +39,39 @@ const base = (row: PaymentRow) => `/dashboard/payments/${row.pay_id}`;
 
 function lead(v: View, action: Action, row: PaymentRow): string {
   const amount = money(v, fullAmount(action, row), row.currency);
-  return fill(v.t[action === 'refund' ? 'refundLead' : action === 'complete' ? 'completeLead' : 'voidLead'], { amount });
+  return fill(v.t[action === 'refund' ? 'refundLead' : action === 'complete' ? 'completeLead' : 'voidLead'], {
+    amount,
+  });
 }
 
-const hidden = (name: string, value: string | undefined) => (value === undefined ? html`` : html`<input type="hidden" name="${name}" value="${value}">`);
+const hidden = (name: string, value: string | undefined) =>
+  value === undefined ? html`` : html`<input type="hidden" name="${name}" value="${value}">`;
 
 /** The form of an action, with a refusal above it when there was one. */
-export function actionPage(v: View, action: Action, row: PaymentRow, form: ActionForm, nonce: string, problem?: Problem): string {
+export function actionPage(
+  v: View,
+  action: Action,
+  row: PaymentRow,
+  form: ActionForm,
+  nonce: string,
+  problem?: Problem,
+): string {
   const t = v.t;
   const splitLeft = row.split_iban ? returnable(row).split : 0;
   const err = fieldErrors(problem);
   const fields: Html[] = [];
   if (action !== 'void') {
-    fields.push(field('amount', action === 'refund' ? t.refundAmount : t.completeAmount, { autocomplete: 'off', inputmode: 'decimal', value: form.amount, maxlength: 20, error: err.amount, errorLang: 'en', autofocus: !!err.amount }));
+    fields.push(
+      field('amount', action === 'refund' ? t.refundAmount : t.completeAmount, {
+        autocomplete: 'off',
+        inputmode: 'decimal',
+        value: form.amount,
+        maxlength: 20,
+        error: err.amount,
+        errorLang: 'en',
+        autofocus: !!err.amount,
+      }),
+    );
   }
   if (row.split_iban && action !== 'complete') {
     fields.push(
@@ -74,11 +100,23 @@ ${fields}
 }
 
 /** The confirmation step: what will happen, in words and amounts, and one button that does it. */
-export function confirmPage(v: View, action: Action, row: PaymentRow, form: ActionForm, amount: number, splitAmount: number | null, nonce: string): string {
+export function confirmPage(
+  v: View,
+  action: Action,
+  row: PaymentRow,
+  form: ActionForm,
+  amount: number,
+  splitAmount: number | null,
+  nonce: string,
+): string {
   const t = v.t;
   const sum = money(v, amount, row.currency);
-  const question = fill(t[action === 'refund' ? 'confirmRefund' : action === 'complete' ? 'confirmComplete' : 'confirmVoid'], { amount: sum, payId: row.pay_id });
-  const button = action === 'void' ? t.doVoid : fill(t[action === 'refund' ? 'doRefund' : 'doComplete'], { amount: sum });
+  const question = fill(
+    t[action === 'refund' ? 'confirmRefund' : action === 'complete' ? 'confirmComplete' : 'confirmVoid'],
+    { amount: sum, payId: row.pay_id },
+  );
+  const button =
+    action === 'void' ? t.doVoid : fill(t[action === 'refund' ? 'doRefund' : 'doComplete'], { amount: sum });
   const body = html`<p class="crumbs"><a href="/dashboard/payments">${t.paymentsTitle}</a> › <a href="${base(row)}"><code>${row.pay_id}</code></a></p>
 <h1>${t.confirmTitle}</h1>
 <div class="confirm"><p class="question">${question}</p>

@@ -7,7 +7,18 @@ import type { Merchant } from '../../merchants/merchant.ts';
 import { field, selectField } from '../../web/fields.ts';
 import { fill, html, type Html } from '../../web/html.ts';
 import { named } from '../i18n.ts';
-import { code, csrfField, page, pager, problemBox, statusBadge, table, whenShort, type Problem, type View } from './layout.ts';
+import {
+  code,
+  csrfField,
+  page,
+  pager,
+  problemBox,
+  statusBadge,
+  table,
+  whenShort,
+  type Problem,
+  type View,
+} from './layout.ts';
 
 export interface CallbacksState {
   merchant: Merchant;
@@ -30,7 +41,8 @@ function destinations(v: View, st: CallbacksState): Html {
   const t = v.t;
   const list = st.merchant.callbackUrlPrefixes.length
     ? html`<ul class="addresses">${st.merchant.callbackUrlPrefixes.map(
-        (a) => html`<li><code>${a}</code><form method="post" action="/dashboard/callbacks/addresses/remove" data-busy>${csrfField(v)}<input type="hidden" name="address" value="${a}"><button type="submit" class="link danger-text" aria-label="${fill(t.removeAddress, { address: a })}">${t.remove}</button></form></li>`,
+        (a) =>
+          html`<li><code>${a}</code><form method="post" action="/dashboard/callbacks/addresses/remove" data-busy>${csrfField(v)}<input type="hidden" name="address" value="${a}"><button type="submit" class="link danger-text" aria-label="${fill(t.removeAddress, { address: a })}">${t.remove}</button></form></li>`,
       )}</ul>`
     : html`<p class="empty">${t.noAddresses}</p>`;
   return html`<section aria-labelledby="where-h"><h2 id="where-h">${t.whereTitle}</h2>
@@ -48,7 +60,16 @@ ${field('url', t.defaultUrl, { type: 'url', autocomplete: 'url', value: st.typed
 function problems(v: View, st: CallbacksState): Html {
   const t = v.t;
   const filter = html`<form method="get" action="/dashboard/callbacks" class="row-form compact">
-${selectField('state', t.state, [{ value: '', label: t.anyState }, { value: 'failed', label: t.dl_failed }, { value: 'undeliverable', label: t.dl_undeliverable }], st.state)}
+${selectField(
+  'state',
+  t.state,
+  [
+    { value: '', label: t.anyState },
+    { value: 'failed', label: t.dl_failed },
+    { value: 'undeliverable', label: t.dl_undeliverable },
+  ],
+  st.state,
+)}
 <button type="submit">${t.show}</button></form>`;
   if (!st.problems.length) {
     return html`<section aria-labelledby="problems-h"><h2 id="problems-h">${t.problemsTitle}</h2><p class="hint">${t.problemsLead}</p>${filter}<p class="empty">${t.noProblems}</p></section>`;
@@ -69,17 +90,30 @@ ${selectField('state', t.state, [{ value: '', label: t.anyState }, { value: 'fai
     ];
   });
   const states = st.state ? [st.state] : ['failed', 'undeliverable'];
-  const next = st.nextCursor ? `/dashboard/callbacks?${new URLSearchParams({ ...(st.state ? { state: st.state } : {}), cursor: st.nextCursor }).toString()}` : null;
+  const next = st.nextCursor
+    ? `/dashboard/callbacks?${new URLSearchParams({ ...(st.state ? { state: st.state } : {}), cursor: st.nextCursor }).toString()}`
+    : null;
   return html`<section aria-labelledby="problems-h"><h2 id="problems-h">${t.problemsTitle}</h2><p class="hint">${t.problemsLead}</p>${filter}
 <form method="post" action="/dashboard/callbacks/redeliver" data-busy>${csrfField(v)}
 ${table(
   t.problemsCaption,
-  [{ label: t.select, cls: 'check', hideLabel: true }, { label: t.callbackId }, { label: t.payment }, { label: t.status }, { label: t.deliveryStatus }, { label: t.url }, { label: t.attempts, cls: 'num' }, { label: t.lastResult }, { label: t.created, cls: 'nowrap' }],
+  [
+    { label: t.select, cls: 'check', hideLabel: true },
+    { label: t.callbackId },
+    { label: t.payment },
+    { label: t.status },
+    { label: t.deliveryStatus },
+    { label: t.url },
+    { label: t.attempts, cls: 'num' },
+    { label: t.lastResult },
+    { label: t.created, cls: 'nowrap' },
+  ],
   rows,
   'problems',
 )}
 <div class="actions"><button type="submit" class="primary">${t.redeliverSelected}</button>${states.map(
-    (state) => html`<button type="submit" name="state" value="${state}">${state === 'failed' ? t.redeliverAllFailed : t.redeliverAllUndeliverable}</button>`,
+    (state) =>
+      html`<button type="submit" name="state" value="${state}">${state === 'failed' ? t.redeliverAllFailed : t.redeliverAllUndeliverable}</button>`,
   )}</div></form>
 ${pager(v, t.problemsCaption, st.paged ? `/dashboard/callbacks${st.state ? `?state=${st.state}` : ''}` : null, next)}</section>`;
 }

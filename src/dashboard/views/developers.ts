@@ -4,7 +4,20 @@ import type { ApiKeyInfo } from '../../merchants/api-key-store.ts';
 import type { RequestRow } from '../../requests/store.ts';
 import { field } from '../../web/fields.ts';
 import { fill, html, type Html } from '../../web/html.ts';
-import { breakablePath, code, csrfField, notice, page, pager, problemBox, table, when, whenShort, type Problem, type View } from './layout.ts';
+import {
+  breakablePath,
+  code,
+  csrfField,
+  notice,
+  page,
+  pager,
+  problemBox,
+  table,
+  when,
+  whenShort,
+  type Problem,
+  type View,
+} from './layout.ts';
 
 export interface DevelopersState {
   clientId: string;
@@ -19,7 +32,12 @@ export function developersPage(v: View, st: DevelopersState): string {
   const t = v.t;
   const keys = table(
     t.apiKeysCaption,
-    [{ label: t.keyId }, { label: t.keyPrefix }, { label: t.createdAt, cls: 'nowrap' }, { label: t.revoke, hideLabel: true }],
+    [
+      { label: t.keyId },
+      { label: t.keyPrefix },
+      { label: t.createdAt, cls: 'nowrap' },
+      { label: t.revoke, hideLabel: true },
+    ],
     st.keys.map((k) => [
       code(k.id),
       code(k.prefix),
@@ -71,7 +89,8 @@ export function requestsPage(v: View, st: RequestsState): string {
       bodies(v, r),
     ],
   }));
-  const q = (extra: Record<string, string>) => `?${new URLSearchParams({ ...(st.status ? { status: st.status } : {}), ...extra }).toString()}`;
+  const q = (extra: Record<string, string>) =>
+    `?${new URLSearchParams({ ...(st.status ? { status: st.status } : {}), ...extra }).toString()}`;
   const body = html`<p class="crumbs"><a href="/dashboard/developers">${t.developersTitle}</a></p>
 <h1>${t.requestLogTitle}</h1>
 <p class="hint">${t.requestLogLead}</p>
@@ -79,14 +98,25 @@ ${st.problem ? problemBox(v, t.problemTitle, st.problem) : ''}
 <form method="get" action="/dashboard/developers/requests" class="row-form compact">
 ${field('status', t.statusFilter, { autocomplete: 'off', value: st.status, required: false, maxlength: 3, attrs: html` spellcheck="false"` })}
 <button type="submit">${t.show}</button></form>
-${st.items.length
-  ? table(
-      t.requestsCaption,
-      [{ label: t.time, cls: 'nowrap' }, { label: t.method }, { label: t.path }, { label: t.status, cls: 'num' }, { label: t.systemCode }, { label: t.latency, cls: 'num' }, { label: t.requestId }, { label: t.bodies, cls: 'nowrap' }],
-      rows,
-      'requests',
-    )
-  : notice('info', t.noRequests)}
+${
+  st.items.length
+    ? table(
+        t.requestsCaption,
+        [
+          { label: t.time, cls: 'nowrap' },
+          { label: t.method },
+          { label: t.path },
+          { label: t.status, cls: 'num' },
+          { label: t.systemCode },
+          { label: t.latency, cls: 'num' },
+          { label: t.requestId },
+          { label: t.bodies, cls: 'nowrap' },
+        ],
+        rows,
+        'requests',
+      )
+    : notice('info', t.noRequests)
+}
 ${pager(v, t.requestsCaption, st.paged ? `/dashboard/developers/requests${st.status ? q({}) : ''}` : null, st.nextCursor ? `/dashboard/developers/requests${q({ cursor: st.nextCursor })}` : null)}`;
   return page(v, t.requestLogTitle, body, 'developers');
 }

@@ -49,19 +49,42 @@ export const money = (v: View, minor: number, currency: string) => formatAmount(
 
 /** Date and time to the second, in the gateway's time zone ("24 Nov 2026, 14:05:09"). */
 export const when = (v: View, at: Date | string | null | undefined): string =>
-  at ? dateFormat(v.t.locale, { timeZone: v.timeZone, day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).format(new Date(at)) : v.t.none;
+  at
+    ? dateFormat(v.t.locale, {
+        timeZone: v.timeZone,
+        day: 'numeric',
+        month: 'short',
+        year: 'numeric',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+        hourCycle: 'h23',
+      }).format(new Date(at))
+    : v.t.none;
 
 /** Date and time to the minute, for the rows of a list ("24 Nov 2026, 14:05"). */
 export const whenShort = (v: View, at: Date | string) =>
-  dateFormat(v.t.locale, { timeZone: v.timeZone, day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(at));
+  dateFormat(v.t.locale, {
+    timeZone: v.timeZone,
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).format(new Date(at));
 
 /** The session's CSRF token as a hidden field. */
 export const csrfField = (v: View) => html`<input type="hidden" name="csrf" value="${v.account?.csrf ?? ''}">`;
 
 /** A technical value (an id, a URL, a body): kept as written, never translated. */
-export const code = (value: string | number | null | undefined) => (value === null || value === undefined || value === '' ? html`<span class="none">—</span>` : html`<code>${String(value)}</code>`);
+export const code = (value: string | number | null | undefined) =>
+  value === null || value === undefined || value === ''
+    ? html`<span class="none">—</span>`
+    : html`<code>${String(value)}</code>`;
 
-export const notice = (kind: 'ok' | 'info' | 'bad', body: Html | string) => html`<div class="notice notice-${kind}" role="${kind === 'bad' ? 'alert' : 'status'}">${body}</div>`;
+export const notice = (kind: 'ok' | 'info' | 'bad', body: Html | string) =>
+  html`<div class="notice notice-${kind}" role="${kind === 'bad' ? 'alert' : 'status'}">${body}</div>`;
 
 /** A refusal: our heading, then the API's own words (English, as the API answers them). */
 export function problemBox(v: View, heading: string, p: Problem): Html {
@@ -75,7 +98,8 @@ ${p.systemCode ? html`<p class="problem-code">${v.t.systemCode}: <code>${p.syste
 }
 
 /** The refusal's reason for each field it names, to show under the form's fields. */
-export const fieldErrors = (p: Problem | undefined): Record<string, string> => Object.fromEntries((p?.invalidParams ?? []).map((f) => [f.name, f.reason]));
+export const fieldErrors = (p: Problem | undefined): Record<string, string> =>
+  Object.fromEntries((p?.invalidParams ?? []).map((f) => [f.name, f.reason]));
 
 /** A list of label/value pairs; rows without a value are left out. */
 export const pairs = (items: [string, Html | string | number | null | undefined][], cls = 'pairs') =>
@@ -116,7 +140,8 @@ export function table(caption: string, columns: Column[], rows: Row[], cls = '')
 export const pager = (v: View, label: string, first: string | null, next: string | null) =>
   html`<nav class="pager" aria-label="${label}">${first ? html`<a href="${first}">${v.t.firstPage}</a>` : ''}${next ? html`<a href="${next}" rel="next">${v.t.nextPage} →</a>` : ''}</nav>`;
 
-export const statusBadge = (t: Texts, status: string) => html`<span class="badge badge-${status.toLowerCase()}">${named(t, 'st_', status)}</span>`;
+export const statusBadge = (t: Texts, status: string) =>
+  html`<span class="badge badge-${status.toLowerCase()}">${named(t, 'st_', status)}</span>`;
 
 /**
  * The payment's state as the merchant should read it. A payment declined at checkout is still
@@ -131,11 +156,14 @@ export function paymentState(t: Texts, row: Pick<PaymentRow, 'status' | 'attempt
 }
 
 /** A request path that wraps at its separators (before `/`, `?`, `&`), not inside a word. */
-export const breakablePath = (path: string) => path.split(/(?=[/?&])/).map((part, i) => (i ? html`<wbr>${part}` : part));
+export const breakablePath = (path: string) =>
+  path.split(/(?=[/?&])/).map((part, i) => (i ? html`<wbr>${part}` : part));
 
 function brand(m: Merchant): Html {
   const initial = [...m.name.trim()][0]?.toUpperCase() ?? '';
-  const mark = m.logoUrl ? html`<img class="logo" src="${m.logoUrl}" alt="">` : html`<span class="initial" aria-hidden="true">${initial}</span>`;
+  const mark = m.logoUrl
+    ? html`<img class="logo" src="${m.logoUrl}" alt="">`
+    : html`<span class="initial" aria-hidden="true">${initial}</span>`;
   return html`<a class="brand" href="/dashboard/payments">${mark}<span class="shop">${m.name}</span></a>`;
 }
 
@@ -148,7 +176,8 @@ export function page(v: View, title: string, main: Html, section?: Section): str
     ? html`<div class="bar">${brand(a.merchant)}${v.sandbox ? html`<span class="env">${t.sandbox}</span>` : ''}
 <div class="account"><span class="who"><span class="sr-only">${t.signedInAs} </span>${a.email}</span>${lang}<form method="post" action="/dashboard/sign-out">${csrfField(v)}<button type="submit" class="link">${t.signOut}</button></form></div></div>
 <nav class="sections" aria-label="${t.mainNav}"><ul>${SECTIONS.map(
-        ([id, label]) => html`<li><a href="/dashboard/${id}"${id === section ? html` aria-current="page"` : ''}>${t[label]}</a></li>`,
+        ([id, label]) =>
+          html`<li><a href="/dashboard/${id}"${id === section ? html` aria-current="page"` : ''}>${t[label]}</a></li>`,
       )}</ul></nav>`
     : html`<div class="bar"><span class="brand"><span class="initial" aria-hidden="true">K</span><span class="shop">Karibche</span></span>${v.sandbox ? html`<span class="env">${t.sandbox}</span>` : ''}<div class="account">${lang}</div></div>`;
   return html`<!doctype html>

@@ -10,7 +10,20 @@ import type { SavedCardRow } from '../../payments/saved-cards.ts';
 import type { OperationRecord, PaymentEvent } from '../../payments/store.ts';
 import { fill, html, type Html } from '../../web/html.ts';
 import { named } from '../i18n.ts';
-import { code, csrfField, money, page, pairs, paymentState, problemBox, statusBadge, table, when, type Problem, type View } from './layout.ts';
+import {
+  code,
+  csrfField,
+  money,
+  page,
+  pairs,
+  paymentState,
+  problemBox,
+  statusBadge,
+  table,
+  when,
+  type Problem,
+  type View,
+} from './layout.ts';
 import { methodLabel } from '../../payments/methods/index.ts';
 
 export type Action = 'refund' | 'complete' | 'void';
@@ -91,7 +104,10 @@ function savedCard(v: View, card: SavedCardRow | null): Html {
 function timeline(v: View, s: PaymentState): Html {
   const t = v.t;
   // Creation is the initial state, not an event (payments/store.ts insertPayment): shown first.
-  const steps = [{ status: 'Created', at: new Date(s.p.createdAt) }, ...s.events.map((e) => ({ status: e.status, at: e.created_at }))];
+  const steps = [
+    { status: 'Created', at: new Date(s.p.createdAt) },
+    ...s.events.map((e) => ({ status: e.status, at: e.created_at })),
+  ];
   return html`<section aria-labelledby="timeline-h"><h2 id="timeline-h">${t.timelineTitle}</h2>
 <ol class="timeline" aria-label="${t.timelineCaption}">${steps.map((e) => html`<li>${statusBadge(t, e.status)} <time datetime="${e.at.toISOString()}">${when(v, e.at)}</time></li>`)}</ol></section>`;
 }
@@ -102,7 +118,15 @@ function operations(v: View, s: PaymentState): Html {
   const body = s.operations.length
     ? table(
         t.operationsCaption,
-        [{ label: t.kind }, { label: t.amount, cls: 'num' }, { label: t.splitAmount, cls: 'num' }, { label: t.status }, { label: t.resultCode }, { label: t.reference }, { label: t.time, cls: 'nowrap' }],
+        [
+          { label: t.kind },
+          { label: t.amount, cls: 'num' },
+          { label: t.splitAmount, cls: 'num' },
+          { label: t.status },
+          { label: t.resultCode },
+          { label: t.reference },
+          { label: t.time, cls: 'nowrap' },
+        ],
         s.operations.map((o) => [
           named(t, 'op_', o.kind),
           money(v, o.amount, cur),
@@ -131,8 +155,24 @@ function delivery(v: View, d: DeliveryRow, attempts: AttemptRow[]): Html {
   const log = attempts.length
     ? table(
         `${t.attemptLog}: ${id}`,
-        [{ label: t.sequence, cls: 'num' }, { label: t.time, cls: 'nowrap' }, { label: t.url }, { label: t.httpStatus }, { label: t.duration, cls: 'num' }, { label: t.error }, { label: t.response }],
-        attempts.map((a) => [a.attempt, when(v, a.started_at), code(a.url), code(a.http_status), fill(t.ms, { n: a.duration_ms }), code(a.error), html`<code class="excerpt">${a.response_excerpt ?? ''}</code>`]),
+        [
+          { label: t.sequence, cls: 'num' },
+          { label: t.time, cls: 'nowrap' },
+          { label: t.url },
+          { label: t.httpStatus },
+          { label: t.duration, cls: 'num' },
+          { label: t.error },
+          { label: t.response },
+        ],
+        attempts.map((a) => [
+          a.attempt,
+          when(v, a.started_at),
+          code(a.url),
+          code(a.http_status),
+          fill(t.ms, { n: a.duration_ms }),
+          code(a.error),
+          html`<code class="excerpt">${a.response_excerpt ?? ''}</code>`,
+        ]),
       )
     : html`<p class="empty">${emptyLog(v, d)}</p>`;
   return html`<article class="delivery" aria-labelledby="cb-${id}"><h3 id="cb-${id}"><code>${id}</code> · ${statusBadge(t, d.event_status)}</h3>
@@ -151,7 +191,15 @@ function callbacks(v: View, s: PaymentState): Html {
   const redeliver = s.deliveries.length
     ? html`<form method="post" action="/dashboard/payments/${s.p.payId}/redeliver" class="inline" data-busy>${csrfField(v)}<button type="submit">${t.redeliver}</button></form>`
     : '';
-  const list = s.deliveries.length ? s.deliveries.map((d) => delivery(v, d, s.attempts.filter((a) => Number(a.event_id) === Number(d.event_id)))) : html`<p class="empty">${t.noCallbacks}</p>`;
+  const list = s.deliveries.length
+    ? s.deliveries.map((d) =>
+        delivery(
+          v,
+          d,
+          s.attempts.filter((a) => Number(a.event_id) === Number(d.event_id)),
+        ),
+      )
+    : html`<p class="empty">${t.noCallbacks}</p>`;
   return html`<section aria-labelledby="callbacks-h"><div class="head"><h2 id="callbacks-h">${t.callbacksTitle}</h2>${redeliver}</div>${list}</section>`;
 }
 
@@ -159,7 +207,8 @@ function actions(v: View, s: PaymentState): Html {
   const t = v.t;
   if (!s.actions.length) return html`<p class="hint">${t.noActions}</p>`;
   return html`<div class="action-row" role="group" aria-label="${t.actions}">${s.actions.map(
-    (a) => html`<form method="get" action="/dashboard/payments/${s.p.payId}/${a}"><button type="submit"${a === 'void' ? html` class="danger"` : ''}>${t[a]}</button></form>`,
+    (a) =>
+      html`<form method="get" action="/dashboard/payments/${s.p.payId}/${a}"><button type="submit"${a === 'void' ? html` class="danger"` : ''}>${t[a]}</button></form>`,
   )}</div>`;
 }
 

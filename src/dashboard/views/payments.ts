@@ -7,11 +7,34 @@ import { STATUSES } from '../../payments/state-machine.ts';
 import { field, selectField } from '../../web/fields.ts';
 import { html, type Html } from '../../web/html.ts';
 import { named } from '../i18n.ts';
-import { code, fieldErrors, money, page, pager, paymentState, problemBox, table, whenShort, type Cell, type Problem, type View } from './layout.ts';
+import {
+  code,
+  fieldErrors,
+  money,
+  page,
+  pager,
+  paymentState,
+  problemBox,
+  table,
+  whenShort,
+  type Cell,
+  type Problem,
+  type View,
+} from './layout.ts';
 import { allMethods, methodLabel } from '../../payments/methods/index.ts';
 
 /** The filter form's fields, as the user typed them (dates as YYYY-MM-DD, `to` inclusive). */
-export const FILTERS = ['status', 'method', 'currency', 'from', 'to', 'minAmount', 'maxAmount', 'merchantPaymentId', 'payId'] as const;
+export const FILTERS = [
+  'status',
+  'method',
+  'currency',
+  'from',
+  'to',
+  'minAmount',
+  'maxAmount',
+  'merchantPaymentId',
+  'payId',
+] as const;
 export type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
 
 /** The filters as an address query (empty ones left out). */
@@ -76,13 +99,22 @@ export function paymentsPage(v: View, st: ListState): string {
   const results = st.problem
     ? html``
     : st.items.length
-    ? table(
-        t.paymentsCaption,
-        [{ label: t.created, cls: 'nowrap' }, { label: t.payId }, { label: t.orderIdShort }, { label: t.description }, { label: t.method }, { label: t.status }, { label: t.amount, cls: 'num' }, { label: t.returned, cls: 'num' }],
-        st.items.map((p) => row(v, p)),
-        'payments',
-      )
-    : html`<p class="empty">${t.noPayments}</p>`;
+      ? table(
+          t.paymentsCaption,
+          [
+            { label: t.created, cls: 'nowrap' },
+            { label: t.payId },
+            { label: t.orderIdShort },
+            { label: t.description },
+            { label: t.method },
+            { label: t.status },
+            { label: t.amount, cls: 'num' },
+            { label: t.returned, cls: 'num' },
+          ],
+          st.items.map((p) => row(v, p)),
+          'payments',
+        )
+      : html`<p class="empty">${t.noPayments}</p>`;
   const body = html`<div class="head"><h1>${t.paymentsTitle}</h1>
 <a class="button secondary" href="/dashboard/payments/export.csv${filterQuery(f)}" download>${t.exportCsv}</a></div>
 <form method="get" action="/dashboard/payments" class="search" role="search">

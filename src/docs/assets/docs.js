@@ -4,7 +4,13 @@
 (() => {
   const ka = document.documentElement.lang === 'ka';
   const T = ka
-    ? { search: 'დოკუმენტაციაში ძებნა', none: 'ვერაფერი მოიძებნა', copy: 'კოპირება', copied: 'დაკოპირდა', failed: 'ვერ დაკოპირდა' }
+    ? {
+        search: 'დოკუმენტაციაში ძებნა',
+        none: 'ვერაფერი მოიძებნა',
+        copy: 'კოპირება',
+        copied: 'დაკოპირდა',
+        failed: 'ვერ დაკოპირდა',
+      }
     : { search: 'Search the docs', none: 'Nothing found', copy: 'Copy', copied: 'Copied', failed: 'Copy failed' };
 
   // Copy buttons: the block's text as it is written, to paste into a terminal or a file.
@@ -57,11 +63,18 @@
       const headings = e.headings.join(' ').toLowerCase();
       const text = e.text.toLowerCase();
       if (!words.every((w) => title.includes(w) || headings.includes(w) || text.includes(w))) continue;
-      const score = words.reduce((s, w) => s + (title.includes(w) ? 10 : 0) + (headings.includes(w) ? 3 : 0) + Math.min(text.split(w).length - 1, 5), 0);
+      const score = words.reduce(
+        (s, w) =>
+          s + (title.includes(w) ? 10 : 0) + (headings.includes(w) ? 3 : 0) + Math.min(text.split(w).length - 1, 5),
+        0,
+      );
       // A reader on an English page first sees English pages, and on a Georgian one Georgian pages.
       scored.push({ e, score: score + (e.lang === document.documentElement.lang ? 1 : 0) });
     }
-    return scored.sort((a, b) => b.score - a.score).slice(0, 10).map((s) => s.e);
+    return scored
+      .sort((a, b) => b.score - a.score)
+      .slice(0, 10)
+      .map((s) => s.e);
   }
 
   async function show() {

@@ -4,7 +4,16 @@ import { bankLogin as simulatedBankUser } from '../../acquirer/simulation/bank-u
 import { bankLoginInput } from '../rules/customer.ts';
 import { defineMethod, spotAnswer, type MethodTraits } from './method.ts';
 
-const traits: MethodTraits = { checkout: true, currencies: null, preAuth: true, split: true, savesCard: false, simulated: true, needsProducts: false, delayable: true };
+const traits: MethodTraits = {
+  checkout: true,
+  currencies: null,
+  preAuth: true,
+  split: true,
+  savesCard: false,
+  simulated: true,
+  needsProducts: false,
+  delayable: true,
+};
 
 export const bankLogin = defineMethod({
   code: 7,
@@ -19,6 +28,16 @@ export const bankLogin = defineMethod({
     const login = bankLoginInput(input.login);
     const user = login && simulatedBankUser(login.username, login.password);
     if (!user) return { ok: false, loginFailed: true };
-    return { ok: true, details: { method: 7, answer: { outcome: user.outcome, ...(user.declineCode ? { declineCode: user.declineCode } : {}), ...(user.delayed ? { later: true } : {}) } } };
+    return {
+      ok: true,
+      details: {
+        method: 7,
+        answer: {
+          outcome: user.outcome,
+          ...(user.declineCode ? { declineCode: user.declineCode } : {}),
+          ...(user.delayed ? { later: true } : {}),
+        },
+      },
+    };
   },
 });

@@ -4,7 +4,16 @@
 // operator enables it for a merchant. Simulated: too few points is "not sufficient funds".
 import { defineMethod, spotAnswer, type MethodTraits } from './method.ts';
 
-const traits: MethodTraits = { checkout: true, currencies: ['GEL'], preAuth: false, split: false, savesCard: false, simulated: true, needsProducts: false, delayable: false };
+const traits: MethodTraits = {
+  checkout: true,
+  currencies: ['GEL'],
+  preAuth: false,
+  split: false,
+  savesCard: false,
+  simulated: true,
+  needsProducts: false,
+  delayable: false,
+};
 
 export const ertguliPoints = defineMethod({
   code: 6,

@@ -2,7 +2,16 @@
 // in the sandbox.
 import { defineMethod, spotAnswer, type MethodTraits } from './method.ts';
 
-const traits: MethodTraits = { checkout: true, currencies: null, preAuth: false, split: true, savesCard: true, simulated: true, needsProducts: false, delayable: false };
+const traits: MethodTraits = {
+  checkout: true,
+  currencies: null,
+  preAuth: false,
+  split: true,
+  savesCard: true,
+  simulated: true,
+  needsProducts: false,
+  delayable: false,
+};
 
 export const googlePay = defineMethod<14, 'googlePay', { method: 14; wallet: 'google-pay' }>({
   code: 14,

@@ -24,7 +24,9 @@ export type MethodData = BuiltIn extends infer M ? (M extends PaymentMethod<numb
 export type AttemptDetails = Attempt<MethodData>;
 
 /** Each method's code by its key: METHOD.card is 5. */
-export const METHOD = Object.fromEntries(BUILT_IN.map((m) => [m.key, m.code])) as { readonly [M in BuiltIn as M['key']]: M['code'] };
+export const METHOD = Object.fromEntries(BUILT_IN.map((m) => [m.key, m.code])) as {
+  readonly [M in BuiltIn as M['key']]: M['code'];
+};
 
 const registry = new Map<number, PaymentMethod>(BUILT_IN.map((m) => [m.code, m as unknown as PaymentMethod]));
 
@@ -34,13 +36,16 @@ export const allMethods = (): PaymentMethod[] => [...registry.values()].sort((a,
 export const methodOf = (code: number): PaymentMethod | undefined => registry.get(code);
 
 /** A method's name for people, in a language (Georgian unless the language is one we have); an unknown code is shown as its number. */
-export const methodLabel = (code: number, lang: string): string => registry.get(code)?.names[LANGUAGES.find((l) => l === lang) ?? 'ka'] ?? String(code);
+export const methodLabel = (code: number, lang: string): string =>
+  registry.get(code)?.names[LANGUAGES.find((l) => l === lang) ?? 'ka'] ?? String(code);
 
 /**
  * Registers a method beside the built-in ones (tests only: a throwaway method proves that a module
  * alone reaches every surface). Returns the function that removes it again.
  */
-export function registerMethod<C extends number, D extends { method: C }, K extends string>(m: PaymentMethod<C, D, K>): () => void {
+export function registerMethod<C extends number, D extends { method: C }, K extends string>(
+  m: PaymentMethod<C, D, K>,
+): () => void {
   if (registry.has(m.code)) throw new Error(`method ${m.code} is already registered`);
   // Its data is its own: the acquirer's MethodData lists the built-in methods' shapes.
   registry.set(m.code, m as unknown as PaymentMethod);

@@ -2,7 +2,16 @@
 // with installmentProducts. Simulated in the sandbox.
 import { defineMethod, spotAnswer, type MethodTraits } from './method.ts';
 
-const traits: MethodTraits = { checkout: true, currencies: ['GEL'], preAuth: true, split: false, savesCard: false, simulated: true, needsProducts: true, delayable: false };
+const traits: MethodTraits = {
+  checkout: true,
+  currencies: ['GEL'],
+  preAuth: true,
+  split: false,
+  savesCard: false,
+  simulated: true,
+  needsProducts: true,
+  delayable: false,
+};
 
 export const installment = defineMethod({
   code: 8,

@@ -64,7 +64,11 @@ export interface ChoiceContext {
  * One payment method. `D` is the data it hands the acquirer (AuthoriseRequest.data): always its
  * code as `method`, plus what a connector needs for it (a card, a token, a wallet).
  */
-export interface PaymentMethod<C extends number = number, D extends { method: C } = { method: C }, K extends string = string> {
+export interface PaymentMethod<
+  C extends number = number,
+  D extends { method: C } = { method: C },
+  K extends string = string,
+> {
   code: C;
   /** A name for code (METHOD.webQr) and docs; camelCase. */
   key: K;
@@ -79,15 +83,28 @@ export interface PaymentMethod<C extends number = number, D extends { method: C 
   choose(input: ChoiceInput, ctx: ChoiceContext): ChoiceCheck<D>;
 }
 
-export const defineMethod = <const C extends number, const K extends string, D extends { method: C }>(m: PaymentMethod<C, D, K>) => m;
+export const defineMethod = <const C extends number, const K extends string, D extends { method: C }>(
+  m: PaymentMethod<C, D, K>,
+) => m;
 
 /**
  * The choice of a flow the customer approves or declines on the spot, in the simulation: `declineCode`
  * says why a decline is declined (too few points is "not sufficient funds").
  */
-export function spotAnswer<C extends number>(code: C, traits: Pick<MethodTraits, 'delayable'>, input: ChoiceInput, declineCode?: string): ChoiceCheck<{ method: C }> {
+export function spotAnswer<C extends number>(
+  code: C,
+  traits: Pick<MethodTraits, 'delayable'>,
+  input: ChoiceInput,
+  declineCode?: string,
+): ChoiceCheck<{ method: C }> {
   if (input.later && !traits.delayable) return { ok: false, notDelayable: true };
   const outcome = input.outcome ?? 'approve';
   const code_ = outcome === 'decline' ? declineCode : undefined;
-  return { ok: true, details: { method: code, answer: { outcome, ...(code_ ? { declineCode: code_ } : {}), ...(input.later ? { later: true } : {}) } } };
+  return {
+    ok: true,
+    details: {
+      method: code,
+      answer: { outcome, ...(code_ ? { declineCode: code_ } : {}), ...(input.later ? { later: true } : {}) },
+    },
+  };
 }

@@ -8,14 +8,26 @@ import { LANGUAGES } from '../../i18n/languages.ts';
 import { checkoutMethodOf } from '../../checkout/methods/index.ts';
 import { BACKENDS } from '../../testing/databases.ts';
 import { startTestGateway, type TestGateway } from '../../testing/harness.ts';
-import { assertCheckoutShows, assertCliShows, assertDashboardShows, assertPaidWith, merchantWith, payBySimulate, payOnCheckout, paymentOffering } from '../../testing/method-surfaces.ts';
+import {
+  assertCheckoutShows,
+  assertCliShows,
+  assertDashboardShows,
+  assertPaidWith,
+  merchantWith,
+  payBySimulate,
+  payOnCheckout,
+  paymentOffering,
+} from '../../testing/method-surfaces.ts';
 import { checkChoice } from '../customer-choice.ts';
 import { checkoutMethods } from '../methods.ts';
 import { BUILT_IN, allMethods, methodLabel } from './index.ts';
 
 describe('the method registry', () => {
   it('lists each built-in method once, with a name in every language', () => {
-    assert.deepEqual(allMethods().map((m) => m.code), BUILT_IN.map((m) => m.code));
+    assert.deepEqual(
+      allMethods().map((m) => m.code),
+      BUILT_IN.map((m) => m.code),
+    );
     assert.equal(new Set(BUILT_IN.map((m) => m.key)).size, BUILT_IN.length);
     for (const m of allMethods()) {
       for (const lang of LANGUAGES) {
@@ -28,7 +40,11 @@ describe('the method registry', () => {
   it('turns each method’s sandbox approval into an attempt with that method (and a checkout method has a page)', () => {
     for (const m of allMethods()) {
       if (!m.traits.checkout) {
-        assert.deepEqual(checkChoice(m.code, { outcome: 'approve' }, { year: 2026, month: 1 }), { ok: false, unknownMethod: true }, `${m.name} is not chosen by a customer`);
+        assert.deepEqual(
+          checkChoice(m.code, { outcome: 'approve' }, { year: 2026, month: 1 }),
+          { ok: false, unknownMethod: true },
+          `${m.name} is not chosen by a customer`,
+        );
         continue;
       }
       assert.ok(m.sandboxApproval, `${m.name}: a sandbox approval`);

@@ -7,6 +7,15 @@ export const savedCard = defineMethod<11, 'savedCard', { method: 11; cardToken: 
   key: 'savedCard',
   name: 'Saved card',
   names: { ka: 'შენახული ბარათი', en: 'Saved card' },
-  traits: { checkout: false, currencies: null, preAuth: true, split: true, savesCard: false, simulated: false, needsProducts: false, delayable: false },
+  traits: {
+    checkout: false,
+    currencies: null,
+    preAuth: true,
+    split: true,
+    savesCard: false,
+    simulated: false,
+    needsProducts: false,
+    delayable: false,
+  },
   choose: () => ({ ok: false, unknownMethod: true }),
 });

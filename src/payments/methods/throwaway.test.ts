@@ -11,13 +11,31 @@ import { base, hiddenFields, type PageContext } from '../../checkout/layout.ts';
 import { icon } from '../../checkout/marks.ts';
 import { BACKENDS } from '../../testing/databases.ts';
 import { startTestGateway, type TestGateway } from '../../testing/harness.ts';
-import { assertCheckoutShows, assertCliShows, assertDashboardShows, assertPaidWith, merchantWith, payBySimulate, payOnCheckout, paymentOffering } from '../../testing/method-surfaces.ts';
+import {
+  assertCheckoutShows,
+  assertCliShows,
+  assertDashboardShows,
+  assertPaidWith,
+  merchantWith,
+  payBySimulate,
+  payOnCheckout,
+  paymentOffering,
+} from '../../testing/method-surfaces.ts';
 import { html } from '../../web/html.ts';
 import { checkoutMethods } from '../methods.ts';
 import { methodOf, registerMethod } from './index.ts';
 import { defineMethod, spotAnswer, type MethodTraits } from './method.ts';
 
-const traits: MethodTraits = { checkout: true, currencies: null, preAuth: false, split: false, savesCard: false, simulated: true, needsProducts: false, delayable: false };
+const traits: MethodTraits = {
+  checkout: true,
+  currencies: null,
+  preAuth: false,
+  split: false,
+  savesCard: false,
+  simulated: true,
+  needsProducts: false,
+  delayable: false,
+};
 
 const voucher = defineMethod({
   code: 990,
@@ -72,8 +90,14 @@ for (const backend of BACKENDS) {
     it('speaks every language on its panel, and its cancellation leads back to the page with its own notice', async () => {
       const payId = await paymentOffering(shop.m, t, [v()]);
       for (const lang of LANGUAGES) {
-        assert.match((await t.app.inject({ method: 'GET', url: `/checkout/${payId}?lang=${lang}` })).body, new RegExp(TEXTS[lang].redeem));
-        assert.match((await t.app.inject({ method: 'GET', url: `/checkout/${payId}?lang=${lang}&notice=voucher-cancelled` })).body, new RegExp(TEXTS[lang].cancelled));
+        assert.match(
+          (await t.app.inject({ method: 'GET', url: `/checkout/${payId}?lang=${lang}` })).body,
+          new RegExp(TEXTS[lang].redeem),
+        );
+        assert.match(
+          (await t.app.inject({ method: 'GET', url: `/checkout/${payId}?lang=${lang}&notice=voucher-cancelled` })).body,
+          new RegExp(TEXTS[lang].cancelled),
+        );
       }
     });
 

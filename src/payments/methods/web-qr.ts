@@ -2,7 +2,16 @@
 // sandbox (the app's page is the checkout's /qr page); its bank can answer late.
 import { defineMethod, spotAnswer, type MethodTraits } from './method.ts';
 
-const traits: MethodTraits = { checkout: true, currencies: null, preAuth: true, split: true, savesCard: false, simulated: true, needsProducts: false, delayable: true };
+const traits: MethodTraits = {
+  checkout: true,
+  currencies: null,
+  preAuth: true,
+  split: true,
+  savesCard: false,
+  simulated: true,
+  needsProducts: false,
+  delayable: true,
+};
 
 export const webQr = defineMethod({
   code: 4,

@@ -36,7 +36,8 @@ export interface CancelPlan {
 }
 
 /** A decimal amount's shape (what the payment allows is the rules' business, below). */
-const decimal = (v: Violations, field: string, raw: unknown) => amountRule(v, field, raw, { min: 0, max: Number.MAX_SAFE_INTEGER });
+const decimal = (v: Violations, field: string, raw: unknown) =>
+  amountRule(v, field, raw, { min: 0, max: Number.MAX_SAFE_INTEGER });
 
 /** The values of a cancel request: decimal amounts, the split IBAN. */
 export function checkCancelRequest(input: { amount?: unknown; extra?: string; extra2?: unknown }): CancelRequest {
@@ -86,25 +87,42 @@ export function planCancel(p: PaymentRow, req: CancelRequest, window: OperationW
   const left = returnable(p);
   if (left.total <= 0) reject(ERRORS.amountNotRefundable, 'amount', 'cannot be returned: nothing is left to return');
   const amount = req.amount ?? left.total;
-  if (amount <= 0 || amount > left.total) reject(ERRORS.amountNotRefundable, 'amount', `must be greater than 0 and at most the refundable ${money(left.total)}`);
+  if (amount <= 0 || amount > left.total)
+    reject(
+      ERRORS.amountNotRefundable,
+      'amount',
+      `must be greater than 0 and at most the refundable ${money(left.total)}`,
+    );
 
   if (isVoid && amount !== left.total) {
     throw gatewayError(ERRORS.preAuthPartialCancel, {
-      detail: 'A pre-authorised payment can only be cancelled in full; to return part of it, complete it with the smaller amount and the rest is released',
+      detail:
+        'A pre-authorised payment can only be cancelled in full; to return part of it, complete it with the smaller amount and the rest is released',
     });
   }
 
   let splitAmount: number | null = null;
   if (p.split_iban) {
-    if (req.splitIban === null) reject(ERRORS.splitCancelInvalid, 'extra', 'is required for a split payment (the IBAN the amount is taken from)');
+    if (req.splitIban === null)
+      reject(ERRORS.splitCancelInvalid, 'extra', 'is required for a split payment (the IBAN the amount is taken from)');
     const iban = normaliseIban(req.splitIban);
     if (!iban) reject(ERRORS.splitCancelInvalid, 'extra', 'is not a valid IBAN');
     if (iban !== p.split_iban) reject(ERRORS.splitCancelInvalid, 'extra', 'is not the split account of this payment');
-    if (req.splitAmount === null) reject(ERRORS.splitCancelInvalid, 'extra2', 'is required for a split payment (the amount taken from that IBAN)');
+    if (req.splitAmount === null)
+      reject(ERRORS.splitCancelInvalid, 'extra2', 'is required for a split payment (the amount taken from that IBAN)');
     const most = Math.min(amount, left.split);
-    if (req.splitAmount > most) reject(ERRORS.splitCancelInvalid, 'extra2', `must be from 0 to ${money(most)}: not above the amount nor what the split account can still return`);
+    if (req.splitAmount > most)
+      reject(
+        ERRORS.splitCancelInvalid,
+        'extra2',
+        `must be from 0 to ${money(most)}: not above the amount nor what the split account can still return`,
+      );
     if (amount - req.splitAmount > left.merchant) {
-      reject(ERRORS.splitCancelInvalid, 'extra2', `must leave the merchant's part (amount − extra2) within its refundable ${money(left.merchant)}`);
+      reject(
+        ERRORS.splitCancelInvalid,
+        'extra2',
+        `must leave the merchant's part (amount − extra2) within its refundable ${money(left.merchant)}`,
+      );
     }
     splitAmount = req.splitAmount;
   }
@@ -114,6 +132,12 @@ export function planCancel(p: PaymentRow, req: CancelRequest, window: OperationW
 /** Checks a completion (SPEC 8); throws why not. */
 export function checkCompletion(p: PaymentRow, amount: number, window: OperationWindow): void {
   if (window.complete) throw gatewayError(window.complete.def, { detail: window.complete.detail });
-  if (amount <= 0 || amount > p.amount) reject(ERRORS.amountNotRefundable, 'amount', `must be greater than 0 and at most the authorised ${money(p.amount)}`);
-  if (p.split_amount !== null && amount < p.split_amount) reject(ERRORS.amountNotRefundable, 'amount', `must be at least the split amount ${money(p.split_amount)}`);
+  if (amount <= 0 || amount > p.amount)
+    reject(
+      ERRORS.amountNotRefundable,
+      'amount',
+      `must be greater than 0 and at most the authorised ${money(p.amount)}`,
+    );
+  if (p.split_amount !== null && amount < p.split_amount)
+    reject(ERRORS.amountNotRefundable, 'amount', `must be at least the split amount ${money(p.split_amount)}`);
 }

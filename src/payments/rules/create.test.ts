@@ -57,7 +57,10 @@ function validateCreatePayment(input: CreatePaymentInput, c: RuleContext): Check
 
 describe('checkCreatePayment', () => {
   it('computes the total from subtotal + tax + shipping when it is omitted', () => {
-    const r = validateCreatePayment(body({ amount: { currency: 'gel', subtotal: '10.10', tax: 2.2, shipping: '0.7' } }), ctx());
+    const r = validateCreatePayment(
+      body({ amount: { currency: 'gel', subtotal: '10.10', tax: 2.2, shipping: '0.7' } }),
+      ctx(),
+    );
     assert.ok(r.ok);
     assert.equal(r.payment.amount, 1300);
     assert.equal(r.payment.currency, 'GEL');
@@ -91,20 +94,29 @@ describe('checkCreatePayment', () => {
       { name: 'A', price: '0.10', quantity: 3 },
       { name: 'B', price: 0.2, quantity: 1 },
     ];
-    const ok = validateCreatePayment(body({ amount: { currency: 'GEL', total: '0.50' }, methods: [8], installmentProducts: products }), ctx());
+    const ok = validateCreatePayment(
+      body({ amount: { currency: 'GEL', total: '0.50' }, methods: [8], installmentProducts: products }),
+      ctx(),
+    );
     assert.ok(ok.ok);
     assert.deepEqual(ok.payment.installmentProducts, [
       { name: 'A', price: 10, quantity: 3 },
       { name: 'B', price: 20, quantity: 1 },
     ]);
-    assert.deepEqual(errorsOf(body({ amount: { currency: 'GEL', total: '0.51' }, methods: [8], installmentProducts: products })), ['installmentProducts:015']);
+    assert.deepEqual(
+      errorsOf(body({ amount: { currency: 'GEL', total: '0.51' }, methods: [8], installmentProducts: products })),
+      ['installmentProducts:015'],
+    );
     assert.deepEqual(errorsOf(body({ methods: [8] })), ['installmentProducts:015']);
     assert.deepEqual(errorsOf(body({ methods: [8], installmentProducts: [{ price: 0, quantity: 0 }] })), [
       'installmentProducts[0].price:010',
       'installmentProducts[0].quantity:001',
     ]);
     // Default methods with products that match: installment is offered.
-    const dflt = validateCreatePayment(body({ amount: { currency: 'GEL', total: '0.50' }, installmentProducts: products }), ctx());
+    const dflt = validateCreatePayment(
+      body({ amount: { currency: 'GEL', total: '0.50' }, installmentProducts: products }),
+      ctx(),
+    );
     assert.ok(dflt.ok && dflt.payment.methods.includes(8));
   });
 
@@ -121,15 +133,25 @@ describe('checkCreatePayment', () => {
     assert.deepEqual(errorsOf(body({ extra: 'ge60 kb00 0000 0101 9049 17' })), ['extra2:023']); // an IBAN written with spaces
     // Only an IBAN-shaped extra makes a split payment: free text, an empty string (which SDKs always
     // send) or extra2 alone stay standard for an enrolled merchant.
-    for (const standard of [{ extra2: '1' }, { extra: '' }, { extra: '', extra2: '' }, { extra: 'Invoice 42', extra2: 'anything' }]) {
+    for (const standard of [
+      { extra2: '1' },
+      { extra: '' },
+      { extra: '', extra2: '' },
+      { extra: 'Invoice 42', extra2: 'anything' },
+    ]) {
       const r = validateCreatePayment(body(standard), ctx());
       assert.ok(r.ok && r.payment.split === null, JSON.stringify(standard));
     }
     assert.deepEqual(errorsOf(body({ extra: 'ქართ' })), ['extra:001']);
     assert.deepEqual(errorsOf(body({ extra: 'GE61KB0000000101904917', extra2: '1' })), ['extra:019']);
     assert.deepEqual(errorsOf(body({ extra: 'GE64TB0000000101904917', extra2: '1' })), ['extra:020']);
-    assert.deepEqual(errorsOf(body({ extra: iban, extra2: '1', amount: { currency: 'USD', total: 10 } })), ['amount.currency:022']);
-    assert.deepEqual(errorsOf(body({ extra: iban, extra2: '1', methods: [8], installmentProducts: [{ price: 10, quantity: 1 }] })), ['methods[0]:013']);
+    assert.deepEqual(errorsOf(body({ extra: iban, extra2: '1', amount: { currency: 'USD', total: 10 } })), [
+      'amount.currency:022',
+    ]);
+    assert.deepEqual(
+      errorsOf(body({ extra: iban, extra2: '1', methods: [8], installmentProducts: [{ price: 10, quantity: 1 }] })),
+      ['methods[0]:013'],
+    );
   });
 
   it('treats extra/extra2 as free ANSI text when the merchant is not enrolled in split', () => {
@@ -145,7 +167,10 @@ describe('checkCreatePayment', () => {
   it('refuses a card number in free text (card numbers are never stored), and keeps other digits', () => {
     assert.deepEqual(errorsOf(body({ description: 'card 4111 1111 1111 1111' })), ['description:001']);
     assert.deepEqual(errorsOf(body({ merchantPaymentId: '5555555555554444' })), ['merchantPaymentId:001']);
-    assert.ok(validateCreatePayment(body({ merchantPaymentId: '4111111111111112', description: 'order 1732345678901' }), ctx()).ok);
+    assert.ok(
+      validateCreatePayment(body({ merchantPaymentId: '4111111111111112', description: 'order 1732345678901' }), ctx())
+        .ok,
+    );
   });
 
   it('reports every invalid field at once', () => {
@@ -173,14 +198,23 @@ describe('checkCreatePayment', () => {
   });
 
   it('enforces the merchant settings', () => {
-    assert.deepEqual(errorsOf(body({ amount: { currency: 'EUR', total: 1 } }), ctx({ currencies: ['GEL'] })), ['amount.currency:011']);
+    assert.deepEqual(errorsOf(body({ amount: { currency: 'EUR', total: 1 } }), ctx({ currencies: ['GEL'] })), [
+      'amount.currency:011',
+    ]);
     assert.deepEqual(errorsOf(body({ methods: [4] }), ctx({ methods: [5] })), ['methods[0]:012']);
     assert.deepEqual(errorsOf(body({ saveCard: true }), ctx({ saveCardEnabled: false })), ['saveCard:017']);
-    assert.deepEqual(errorsOf(body({ amount: { currency: 'GEL', total: '100.01' } }), ctx({ testMode: true })), ['amount.total:024']);
-    assert.ok(validateCreatePayment(body({ amount: { currency: 'GEL', total: '100.00' } }), ctx({ testMode: true })).ok);
+    assert.deepEqual(errorsOf(body({ amount: { currency: 'GEL', total: '100.01' } }), ctx({ testMode: true })), [
+      'amount.total:024',
+    ]);
+    assert.ok(
+      validateCreatePayment(body({ amount: { currency: 'GEL', total: '100.00' } }), ctx({ testMode: true })).ok,
+    );
     assert.deepEqual(errorsOf(body({ callbackUrl: 'https://evil.example/cb' })), ['callbackUrl:016']);
     assert.ok(validateCreatePayment(body({ callbackUrl: 'https://shop.example/cb/orders?id=1' }), ctx()).ok);
-    assert.deepEqual(errorsOf(body({ amount: { currency: 'USD', total: 1 }, saveCard: true }), ctx({ methods: [4, 9] })), ['methods:014']);
+    assert.deepEqual(
+      errorsOf(body({ amount: { currency: 'USD', total: 1 }, saveCard: true }), ctx({ methods: [4, 9] })),
+      ['methods:014'],
+    );
   });
 
   it('checks saveCardToDate against the current month', () => {
@@ -191,8 +225,14 @@ describe('checkCreatePayment', () => {
   });
 
   it('allows saveCard only with methods that yield a card that can be saved (card, Google Pay)', () => {
-    for (const m of [4, 7, 8, 9]) assert.deepEqual(errorsOf(body({ saveCard: true, methods: [m], installmentProducts: [{ price: 10, quantity: 1 }] })), ['methods[0]:013'], `method ${m}`);
-    for (const m of [5, 14]) assert.ok(validateCreatePayment(body({ saveCard: true, methods: [m] }), ctx()).ok, `method ${m}`);
+    for (const m of [4, 7, 8, 9])
+      assert.deepEqual(
+        errorsOf(body({ saveCard: true, methods: [m], installmentProducts: [{ price: 10, quantity: 1 }] })),
+        ['methods[0]:013'],
+        `method ${m}`,
+      );
+    for (const m of [5, 14])
+      assert.ok(validateCreatePayment(body({ saveCard: true, methods: [m] }), ctx()).ok, `method ${m}`);
     const dflt = validateCreatePayment(body({ saveCard: true }), ctx());
     assert.ok(dflt.ok);
     assert.deepEqual(dflt.payment.methods, [5, 14]);
@@ -201,7 +241,11 @@ describe('checkCreatePayment', () => {
   it('offers in production only methods with a real acquirer path: the simulated flows are refused when asked for and left out by default', () => {
     const prod = ctx({ methods: [4, 5, 6, 7, 8, 9, 14] }, true);
     for (const m of [4, 6, 7, 8, 9, 14]) {
-      assert.deepEqual(errorsOf(body({ methods: [m], installmentProducts: [{ price: 10, quantity: 1 }] }), prod), ['methods[0]:013'], `method ${m}`);
+      assert.deepEqual(
+        errorsOf(body({ methods: [m], installmentProducts: [{ price: 10, quantity: 1 }] }), prod),
+        ['methods[0]:013'],
+        `method ${m}`,
+      );
     }
     const dflt = validateCreatePayment(body(), prod);
     assert.ok(dflt.ok);
@@ -214,7 +258,15 @@ describe('checkCreatePayment', () => {
 
   it('matches callbackUrl against the registered addresses as parsed URLs, not string prefixes', () => {
     const c = ctx({ callbackUrlPrefixes: ['http://localhost', 'http://127.0.0.1:3000', 'https://shop.example/cb'] });
-    for (const ok of ['http://localhost/cb', 'http://localhost:80/x', 'http://127.0.0.1:3000/', 'https://shop.example/cb', 'https://shop.example/cb/', 'https://shop.example/cb/a?b=c', 'HTTPS://SHOP.EXAMPLE/cb/x']) {
+    for (const ok of [
+      'http://localhost/cb',
+      'http://localhost:80/x',
+      'http://127.0.0.1:3000/',
+      'https://shop.example/cb',
+      'https://shop.example/cb/',
+      'https://shop.example/cb/a?b=c',
+      'HTTPS://SHOP.EXAMPLE/cb/x',
+    ]) {
       assert.ok(validateCreatePayment(body({ callbackUrl: ok }), c).ok, ok);
     }
     for (const bad of [
@@ -228,7 +280,11 @@ describe('checkCreatePayment', () => {
       'https://shop.example/cb/../admin', // dot segments resolved first
       'https://shop.example/other',
     ]) {
-      assert.deepEqual(errorsOf(body({ callbackUrl: bad }), c), bad.includes('@') ? ['callbackUrl:001'] : ['callbackUrl:016'], bad);
+      assert.deepEqual(
+        errorsOf(body({ callbackUrl: bad }), c),
+        bad.includes('@') ? ['callbackUrl:001'] : ['callbackUrl:016'],
+        bad,
+      );
     }
   });
 });

@@ -5,8 +5,26 @@ import { isIP } from 'node:net';
 import { resolveCallbackUrl } from '../../callbacks/addresses.ts';
 import { ERRORS } from '../../errors/catalogue.ts';
 import { Violations } from '../../errors/gateway-error.ts';
-import { CURRENCIES, METHOD, defaultMethods, isCheckoutMethod, methodName, methodRefusal, needsProducts, type RequestShape } from '../methods.ts';
-import { amount, ansiText, chargeLimit, currency as currencyRule, futureMonth, httpUrl, oneOf, plainText } from './fields.ts';
+import {
+  CURRENCIES,
+  METHOD,
+  defaultMethods,
+  isCheckoutMethod,
+  methodName,
+  methodRefusal,
+  needsProducts,
+  type RequestShape,
+} from '../methods.ts';
+import {
+  amount,
+  ansiText,
+  chargeLimit,
+  currency as currencyRule,
+  futureMonth,
+  httpUrl,
+  oneOf,
+  plainText,
+} from './fields.ts';
 import { installmentProducts, type InstallmentProduct } from './installment.ts';
 import { POLICY, type RuleContext } from './policy.ts';
 import { isSplitRequest, splitRequest, type SplitShare } from './split.ts';
@@ -90,7 +108,8 @@ export function checkCreatePayment(input: CreatePaymentInput, ctx: RuleContext):
     });
   } else if (parts.subtotal !== null || parts.tax !== null || parts.shipping !== null) {
     const sum = (parts.subtotal ?? 0) + (parts.tax ?? 0) + (parts.shipping ?? 0);
-    if (sum === 0 && !saveCard) v.add('amount.total', 'must be greater than 0 (0 is allowed only with saveCard)', ERRORS.amountOutOfRange);
+    if (sum === 0 && !saveCard)
+      v.add('amount.total', 'must be greater than 0 (0 is allowed only with saveCard)', ERRORS.amountOutOfRange);
     else if (sum > ctx.maxAmountMinor) v.add('amount.total', 'is above the maximum amount', ERRORS.amountOutOfRange);
     else total = sum;
   } else if (!v.has('amount.subtotal') && !v.has('amount.tax') && !v.has('amount.shipping')) {
@@ -116,16 +135,28 @@ export function checkCreatePayment(input: CreatePaymentInput, ctx: RuleContext):
     if (extra2 !== undefined) ansiText(v, 'extra2', extra2, POLICY.extra2MaxLength);
   }
 
-  if (input.userIpAddress !== undefined && isIP(input.userIpAddress) === 0) v.add('userIpAddress', 'must be an IPv4 or IPv6 address');
+  if (input.userIpAddress !== undefined && isIP(input.userIpAddress) === 0)
+    v.add('userIpAddress', 'must be an IPv4 or IPv6 address');
 
   const expirationMinutes = input.expirationMinutes ?? POLICY.expirationMinutesDefault;
-  if (!Number.isInteger(expirationMinutes) || expirationMinutes < POLICY.expirationMinutesMin || expirationMinutes > POLICY.expirationMinutesMax) {
-    v.add('expirationMinutes', `must be an integer from ${POLICY.expirationMinutesMin} to ${POLICY.expirationMinutesMax}`);
+  if (
+    !Number.isInteger(expirationMinutes) ||
+    expirationMinutes < POLICY.expirationMinutesMin ||
+    expirationMinutes > POLICY.expirationMinutesMax
+  ) {
+    v.add(
+      'expirationMinutes',
+      `must be an integer from ${POLICY.expirationMinutesMin} to ${POLICY.expirationMinutesMax}`,
+    );
   }
 
   // Saved cards.
-  if (saveCard && !merchant.saveCardEnabled) v.add('saveCard', 'saved cards are not enabled for this merchant', ERRORS.saveCardNotEnabled);
-  const saveCardToDate = input.saveCardToDate === undefined ? null : futureMonth(v, 'saveCardToDate', input.saveCardToDate, ctx.now, ctx.timeZone, ERRORS.saveCardDateInPast);
+  if (saveCard && !merchant.saveCardEnabled)
+    v.add('saveCard', 'saved cards are not enabled for this merchant', ERRORS.saveCardNotEnabled);
+  const saveCardToDate =
+    input.saveCardToDate === undefined
+      ? null
+      : futureMonth(v, 'saveCardToDate', input.saveCardToDate, ctx.now, ctx.timeZone, ERRORS.saveCardDateInPast);
 
   // Methods: explicit ones must each be known, enabled and allowed; omitted means the default set.
   const shape: RequestShape = { currency: code, preAuth, saveCard, split: isSplit, production: ctx.production };
@@ -137,9 +168,14 @@ export function checkCreatePayment(input: CreatePaymentInput, ctx: RuleContext):
       const field = `methods[${i}]`;
       if (seen.has(m)) return v.add(field, `duplicates method ${m}`);
       seen.add(m);
-      if (m === METHOD.savedCard) return v.add(field, `method ${m} (saved card) is not accepted here; charge saved cards with /payments/execution`);
+      if (m === METHOD.savedCard)
+        return v.add(
+          field,
+          `method ${m} (saved card) is not accepted here; charge saved cards with /payments/execution`,
+        );
       if (!isCheckoutMethod(m)) return v.add(field, 'is not a known method code');
-      if (!merchant.methods.includes(m)) return v.add(field, `method ${m} is not enabled for this merchant`, ERRORS.methodNotEnabled);
+      if (!merchant.methods.includes(m))
+        return v.add(field, `method ${m} is not enabled for this merchant`, ERRORS.methodNotEnabled);
       const refusal = methodRefusal(m, shape);
       if (refusal) return v.add(field, refusal, ERRORS.methodRefused);
       methods.push(m);
@@ -149,26 +185,45 @@ export function checkCreatePayment(input: CreatePaymentInput, ctx: RuleContext):
   }
 
   // Installment: the products are required with a method that needs them and must add up to the total.
-  const products = input.installmentProducts === undefined ? null : installmentProducts(v, input.installmentProducts, ctx.maxAmountMinor);
+  const products =
+    input.installmentProducts === undefined
+      ? null
+      : installmentProducts(v, input.installmentProducts, ctx.maxAmountMinor);
   const needing = methods.filter(needsProducts);
   if (needing.length) {
     if (!input.installmentProducts?.length) {
-      if (explicit) v.add('installmentProducts', `are required when ${needing.map((m) => `${methodName(m).toLowerCase()} (${m})`).join(', ')} is among the methods`, ERRORS.installmentMismatch);
+      if (explicit)
+        v.add(
+          'installmentProducts',
+          `are required when ${needing.map((m) => `${methodName(m).toLowerCase()} (${m})`).join(', ')} is among the methods`,
+          ERRORS.installmentMismatch,
+        );
       else methods = methods.filter((m) => !needsProducts(m)); // not offered without products
     } else if (total !== null && products !== null) {
       // BigInt: 100 products × quantity × price can pass 2^53 before it is compared.
       const sum = products.reduce((acc, p) => acc + BigInt(p.price) * BigInt(p.quantity), 0n);
-      if (sum !== BigInt(total)) v.add('installmentProducts', 'Σ price × quantity must equal amount.total exactly', ERRORS.installmentMismatch);
+      if (sum !== BigInt(total))
+        v.add('installmentProducts', 'Σ price × quantity must equal amount.total exactly', ERRORS.installmentMismatch);
     }
   }
   if (methods.length === 0 && !v.has('methods')) {
-    v.add('methods', 'no payment method is left for this payment after the merchant settings and request rules', ERRORS.noMethodAvailable);
+    v.add(
+      'methods',
+      'no payment method is left for this payment after the merchant settings and request rules',
+      ERRORS.noMethodAvailable,
+    );
   }
 
   // Free text.
   const language = input.language === undefined ? 'KA' : oneOf(v, 'language', input.language, ['KA', 'EN'] as const);
-  const merchantPaymentId = input.merchantPaymentId === undefined ? null : plainText(v, 'merchantPaymentId', input.merchantPaymentId, POLICY.merchantPaymentIdMaxLength);
-  const description = input.description === undefined ? null : plainText(v, 'description', input.description, POLICY.descriptionMaxLength);
+  const merchantPaymentId =
+    input.merchantPaymentId === undefined
+      ? null
+      : plainText(v, 'merchantPaymentId', input.merchantPaymentId, POLICY.merchantPaymentIdMaxLength);
+  const description =
+    input.description === undefined
+      ? null
+      : plainText(v, 'description', input.description, POLICY.descriptionMaxLength);
 
   v.throwIfAny();
   return {

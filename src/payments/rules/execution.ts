@@ -35,21 +35,38 @@ export function checkExecution(input: ExecutionInput, ctx: RuleContext): Checked
   const code = currency(v, 'money.currency', input.money.currency, ctx.merchant);
   let minor = amount(v, 'money.amount', input.money.amount, { min: 1, max: ctx.maxAmountMinor });
   if (minor !== null && !chargeLimit(v, 'money.amount', minor, code, ctx.merchant)) minor = null;
-  const initiator = input.initiator === undefined ? 'client' : oneOf(v, 'initiator', input.initiator, ['client', 'merchant'] as const);
-  const merchantPaymentId = input.merchantPaymentId === undefined ? null : plainText(v, 'merchantPaymentId', input.merchantPaymentId, POLICY.merchantPaymentIdMaxLength);
-  const extra = input.extra === undefined || input.extra === '' ? null : ansiText(v, 'extra', input.extra, POLICY.extraMaxLength);
+  const initiator =
+    input.initiator === undefined ? 'client' : oneOf(v, 'initiator', input.initiator, ['client', 'merchant'] as const);
+  const merchantPaymentId =
+    input.merchantPaymentId === undefined
+      ? null
+      : plainText(v, 'merchantPaymentId', input.merchantPaymentId, POLICY.merchantPaymentIdMaxLength);
+  const extra =
+    input.extra === undefined || input.extra === '' ? null : ansiText(v, 'extra', input.extra, POLICY.extraMaxLength);
   const extra2Text = input.extra2 === undefined || input.extra2 === '' ? null : String(input.extra2);
   const extra2 = extra2Text === null ? null : ansiText(v, 'extra2', extra2Text, POLICY.extra2MaxLength);
   v.throwIfAny();
-  return { currency: code!, amount: minor!, preAuth: input.preAuth === true, initiator: initiator!, merchantPaymentId, extra, extra2 };
+  return {
+    currency: code!,
+    amount: minor!,
+    preAuth: input.preAuth === true,
+    initiator: initiator!,
+    merchantPaymentId,
+    extra,
+    extra2,
+  };
 }
 
 /** The card can be charged now: the merchant's, active, within its save date. */
 export function checkCardUsable(card: SavedCardRow | null, ctx: RuleContext): SavedCardRow {
   if (!card || card.client_id !== ctx.merchant.clientId) throw gatewayError(ERRORS.cardNotFound);
   if (card.status === 'deleted') throw gatewayError(ERRORS.cardNotUsable, { detail: 'The saved card was deleted' });
-  if (card.status !== 'active') throw gatewayError(ERRORS.cardNotUsable, { detail: 'The card becomes usable when its pre-authorised payment is completed' });
-  if (isMonthInPast(parseMmYy(card.valid_to)!, ctx.now, ctx.timeZone)) throw gatewayError(ERRORS.cardNotUsable, { detail: `The card was saved until ${card.valid_to} (MMYY)` });
+  if (card.status !== 'active')
+    throw gatewayError(ERRORS.cardNotUsable, {
+      detail: 'The card becomes usable when its pre-authorised payment is completed',
+    });
+  if (isMonthInPast(parseMmYy(card.valid_to)!, ctx.now, ctx.timeZone))
+    throw gatewayError(ERRORS.cardNotUsable, { detail: `The card was saved until ${card.valid_to} (MMYY)` });
   return card;
 }
 
@@ -58,17 +75,33 @@ export function checkCardUsable(card: SavedCardRow | null, ctx: RuleContext): Sa
  * request's extra and extra2). The charge is a split payment like any other: the same terms as a
  * split create (splitTerms: the share fits the new amount, the currency is GEL).
  */
-export function executionSplit(card: SavedCardRow, checked: Pick<CheckedExecution, 'amount' | 'currency'>): { split: SplitShare; extra: string; extra2: string } | null {
+export function executionSplit(
+  card: SavedCardRow,
+  checked: Pick<CheckedExecution, 'amount' | 'currency'>,
+): { split: SplitShare; extra: string; extra2: string } | null {
   if (!card.split_iban || card.split_amount === null) return null;
   const v = new Violations();
-  splitTerms(v, { field: 'money.amount', minor: card.split_amount }, checked.amount, { field: 'money.currency', code: checked.currency });
+  splitTerms(v, { field: 'money.amount', minor: card.split_amount }, checked.amount, {
+    field: 'money.currency',
+    code: checked.currency,
+  });
   if (v.has('money.amount')) {
     // Reworded for this request: the share is the card's, the amount is what the merchant sends.
     throw gatewayError(ERRORS.splitAmountInvalid, {
       detail: `money.amount must be such that the card's split amount is at most ${POLICY.splitMaxPercent}% of it`,
-      fields: [{ field: 'money.amount', reason: `must be such that the card's split amount ${formatMinor(card.split_amount)} is at most ${POLICY.splitMaxPercent}% of it`, rule: ERRORS.splitAmountInvalid }],
+      fields: [
+        {
+          field: 'money.amount',
+          reason: `must be such that the card's split amount ${formatMinor(card.split_amount)} is at most ${POLICY.splitMaxPercent}% of it`,
+          rule: ERRORS.splitAmountInvalid,
+        },
+      ],
     });
   }
   v.throwIfAny();
-  return { split: { iban: card.split_iban, amount: card.split_amount }, extra: card.split_iban, extra2: formatMinor(card.split_amount) };
+  return {
+    split: { iban: card.split_iban, amount: card.split_amount },
+    extra: card.split_iban,
+    extra2: formatMinor(card.split_amount),
+  };
 }

@@ -6,7 +6,15 @@ import type { Violations } from '../../errors/gateway-error.ts';
 import type { Merchant } from '../../merchants/merchant.ts';
 import { CURRENCIES } from '../methods.ts';
 import { formatMinor, parseAmount } from '../money.ts';
-import { charLength, hasControlCharacter, isAnsiPrintable, isHttpUrl, isMonthInPast, isWellFormedText, parseMmYy } from '../text.ts';
+import {
+  charLength,
+  hasControlCharacter,
+  isAnsiPrintable,
+  isHttpUrl,
+  isMonthInPast,
+  isWellFormedText,
+  parseMmYy,
+} from '../text.ts';
 import { cardNumbersIn } from '../card.ts';
 import { POLICY } from './policy.ts';
 
@@ -14,13 +22,19 @@ import { POLICY } from './policy.ts';
 export function currency(v: Violations, field: string, raw: string, merchant: Merchant): string | null {
   const code = raw.toUpperCase();
   if (!(CURRENCIES as readonly string[]).includes(code)) v.add(field, `must be one of ${CURRENCIES.join(', ')}`);
-  else if (!merchant.currencies.includes(code)) v.add(field, `${code} is not enabled for this merchant`, ERRORS.currencyNotEnabled);
+  else if (!merchant.currencies.includes(code))
+    v.add(field, `${code} is not enabled for this merchant`, ERRORS.currencyNotEnabled);
   else return code;
   return null;
 }
 
 /** A decimal amount (number or string, at most two decimals) in minor units, at least `min`. */
-export function amount(v: Violations, field: string, raw: unknown, opts: { min: 0 | 1; max: number; minReason?: string }): number | null {
+export function amount(
+  v: Violations,
+  field: string,
+  raw: unknown,
+  opts: { min: 0 | 1; max: number; minReason?: string },
+): number | null {
   const p = parseAmount(raw);
   if (!p.ok) v.add(field, p.reason);
   else if (p.minor < opts.min) v.add(field, opts.minReason ?? 'must be greater than 0', ERRORS.amountOutOfRange);
@@ -36,13 +50,23 @@ export const BANK_LIMIT_CURRENCY = 'GEL';
  * What a merchant may charge in one payment: the test-mode limit while in test mode, and in the
  * bank profile the bank's per-transaction limit (GEL).
  */
-export function chargeLimit(v: Violations, field: string, minor: number, currency: string | null, merchant: Merchant): boolean {
+export function chargeLimit(
+  v: Violations,
+  field: string,
+  minor: number,
+  currency: string | null,
+  merchant: Merchant,
+): boolean {
   if (merchant.testMode && minor > merchant.testAmountLimit) {
     v.add(field, 'is above the test-mode limit of this merchant', ERRORS.testModeLimit);
     return false;
   }
   if (merchant.profile === 'bank' && currency === BANK_LIMIT_CURRENCY && minor > merchant.transactionLimit) {
-    v.add(field, `is above the merchant's limit of ${formatMinor(merchant.transactionLimit)} ${BANK_LIMIT_CURRENCY} per transaction`, ERRORS.transactionLimit);
+    v.add(
+      field,
+      `is above the merchant's limit of ${formatMinor(merchant.transactionLimit)} ${BANK_LIMIT_CURRENCY} per transaction`,
+      ERRORS.transactionLimit,
+    );
     return false;
   }
   return true;
@@ -68,7 +92,14 @@ export function plainText(v: Violations, field: string, value: string, max: numb
 }
 
 const ISO_DAY = /^(\d{4})-(\d{2})-(\d{2})(?:$|T)/;
-const daysIn = (year: number, month: number) => (month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31);
+const daysIn = (year: number, month: number) =>
+  month === 2
+    ? year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+      ? 29
+      : 28
+    : [4, 6, 9, 11].includes(month)
+      ? 30
+      : 31;
 
 /**
  * An ISO 8601 date or date-time naming an instant the database can hold: a day of the calendar
@@ -96,14 +127,23 @@ export function isoInstant(v: Violations, field: string, raw: string): Date | nu
  * (a Georgian path, an internationalised host) is kept and percent-encoded when it is redirected to.
  */
 export function httpUrl(v: Violations, field: string, value: string): string | null {
-  if (value.length > POLICY.urlMaxLength || !isWellFormedText(value) || !isHttpUrl(value)) v.add(field, 'must be an absolute http(s) URL');
-  else if (hasControlCharacter(value)) v.add(field, 'must be an absolute http(s) URL without control characters (CR, LF, tab…)');
+  if (value.length > POLICY.urlMaxLength || !isWellFormedText(value) || !isHttpUrl(value))
+    v.add(field, 'must be an absolute http(s) URL');
+  else if (hasControlCharacter(value))
+    v.add(field, 'must be an absolute http(s) URL without control characters (CR, LF, tab…)');
   else return value;
   return null;
 }
 
 /** MMYY, month 01–12, not before the current month in the time zone. */
-export function futureMonth(v: Violations, field: string, value: string, now: Date, timeZone: string, pastRule = ERRORS.invalidRequest): string | null {
+export function futureMonth(
+  v: Violations,
+  field: string,
+  value: string,
+  now: Date,
+  timeZone: string,
+  pastRule = ERRORS.invalidRequest,
+): string | null {
   const ym = parseMmYy(value);
   if (!ym) v.add(field, 'must be MMYY with a month from 01 to 12');
   else if (isMonthInPast(ym, now, timeZone)) v.add(field, 'must not be in the past', pastRule);
@@ -114,6 +154,7 @@ export function futureMonth(v: Violations, field: string, value: string, now: Da
 /** One of a few words, any case; the canonical (upper- or lower-case) word. */
 export function oneOf<T extends string>(v: Violations, field: string, value: string, allowed: readonly T[]): T | null {
   const hit = allowed.find((a) => a.toLowerCase() === value.toLowerCase());
-  if (hit === undefined) v.add(field, `must be ${allowed.slice(0, -1).join(', ')}${allowed.length > 1 ? ' or ' : ''}${allowed.at(-1)}`);
+  if (hit === undefined)
+    v.add(field, `must be ${allowed.slice(0, -1).join(', ')}${allowed.length > 1 ? ' or ' : ''}${allowed.at(-1)}`);
   return hit ?? null;
 }

@@ -11,8 +11,13 @@ export interface InstallmentProduct {
 }
 
 /** The products in minor units, or null when any of them is invalid. */
-export function installmentProducts(v: Violations, input: { name?: string; price: number | string; quantity: number }[], maxAmountMinor: number): InstallmentProduct[] | null {
-  if (input.length > POLICY.installmentProductsMax) v.add('installmentProducts', `must have at most ${POLICY.installmentProductsMax} products`);
+export function installmentProducts(
+  v: Violations,
+  input: { name?: string; price: number | string; quantity: number }[],
+  maxAmountMinor: number,
+): InstallmentProduct[] | null {
+  if (input.length > POLICY.installmentProductsMax)
+    v.add('installmentProducts', `must have at most ${POLICY.installmentProductsMax} products`);
   const out: InstallmentProduct[] = [];
   input.forEach((prod, i) => {
     const price = amount(v, `installmentProducts[${i}].price`, prod.price, { min: 1, max: maxAmountMinor });
@@ -21,7 +26,11 @@ export function installmentProducts(v: Violations, input: { name?: string; price
       ok = false;
       v.add(`installmentProducts[${i}].quantity`, `must be an integer from 1 to ${POLICY.installmentQuantityMax}`);
     }
-    if (prod.name !== undefined && plainText(v, `installmentProducts[${i}].name`, prod.name, POLICY.installmentNameMaxLength) === null) ok = false;
+    if (
+      prod.name !== undefined &&
+      plainText(v, `installmentProducts[${i}].name`, prod.name, POLICY.installmentNameMaxLength) === null
+    )
+      ok = false;
     if (ok) out.push({ name: prod.name ?? null, price: price!, quantity: prod.quantity });
   });
   return out.length === input.length ? out : null;

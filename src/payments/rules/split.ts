@@ -24,7 +24,13 @@ export const isSplitRequest = (merchant: Merchant, extra: string | undefined) =>
   merchant.splitEnrolled && extra !== undefined && IBAN_SHAPE.test(extra.replace(/\s+/g, ''));
 
 /** The share of `total` going to the split account: > 0, not above the total, at most 99% of it. */
-export function splitShare(v: Violations, field: string, share: number, total: number | null, minReason = 'must be greater than 0'): boolean {
+export function splitShare(
+  v: Violations,
+  field: string,
+  share: number,
+  total: number | null,
+  minReason = 'must be greater than 0',
+): boolean {
   if (share <= 0) v.add(field, minReason, ERRORS.splitAmountInvalid);
   else if (total !== null && share > total) v.add(field, 'must not exceed the total amount', ERRORS.splitAmountInvalid);
   else if (total !== null && !isWithinPercent(share, total, POLICY.splitMaxPercent)) {
@@ -44,13 +50,25 @@ export function splitCurrency(v: Violations, field: string, currency: string | n
  * The terms every split payment meets, whichever way it is made (create, saved-card execution):
  * the share fits the total (> 0, ≤ total, ≤ 99%) and the currency is the split currency.
  */
-export function splitTerms(v: Violations, share: { field: string; minor: number }, total: number | null, currency: { field: string; code: string | null }): boolean {
+export function splitTerms(
+  v: Violations,
+  share: { field: string; minor: number },
+  total: number | null,
+  currency: { field: string; code: string | null },
+): boolean {
   const fits = splitShare(v, share.field, share.minor, total);
   return splitCurrency(v, currency.field, currency.code) && fits;
 }
 
 /** `extra` (the IBAN) and `extra2` (the amount) of a split create request. */
-export function splitRequest(v: Violations, extra: string, extra2: string | undefined, total: number | null, currency: string | null, bankCode: string): SplitShare | null {
+export function splitRequest(
+  v: Violations,
+  extra: string,
+  extra2: string | undefined,
+  total: number | null,
+  currency: string | null,
+  bankCode: string,
+): SplitShare | null {
   let iban: string | null = null;
   const check = checkSplitIban(extra, bankCode);
   if (check.ok) iban = check.iban;
@@ -64,7 +82,8 @@ export function splitRequest(v: Violations, extra: string, extra2: string | unde
     if (!p.ok) {
       v.add('extra2', p.reason, ERRORS.splitAmountInvalid);
       splitCurrency(v, 'amount.currency', currency);
-    } else if (splitTerms(v, { field: 'extra2', minor: p.minor }, total, { field: 'amount.currency', code: currency })) share = p.minor;
+    } else if (splitTerms(v, { field: 'extra2', minor: p.minor }, total, { field: 'amount.currency', code: currency }))
+      share = p.minor;
   }
   return iban !== null && share !== null ? { iban, amount: share } : null;
 }

@@ -22,9 +22,17 @@ describe('the operation window', () => {
     assert.deepEqual(open({ ...waiting, blockUntil: NOW }), []);
     assert.deepEqual(codes({ ...waiting, blockUntil: NOW }), { refund: '050', void: '056', complete: '056' });
     // Once the sweep has returned it, a late completion or void hears the same reason, not “wrong status”.
-    assert.deepEqual(codes({ ...waiting, status: 'Returned', blockUntil: NOW, released: true }), { refund: '056', void: '056', complete: '056' });
+    assert.deepEqual(codes({ ...waiting, status: 'Returned', blockUntil: NOW, released: true }), {
+      refund: '056',
+      void: '056',
+      complete: '056',
+    });
     // A pre-authorisation voided by the merchant is simply Returned.
-    assert.deepEqual(codes({ ...waiting, status: 'Returned', blockUntil: NOW, released: false }), { refund: '050', void: '050', complete: '050' });
+    assert.deepEqual(codes({ ...waiting, status: 'Returned', blockUntil: NOW, released: false }), {
+      refund: '050',
+      void: '050',
+      complete: '050',
+    });
   });
 
   it('allows a refund of a paid payment, once on the day of the transaction, again on later days', () => {
@@ -33,14 +41,21 @@ describe('the operation window', () => {
     assert.deepEqual(open({ ...paid, status: 'PartialReturned', refundDays: [TODAY] }), []);
     assert.deepEqual(codes({ ...paid, status: 'PartialReturned', refundDays: [TODAY] }).refund, '053');
     // The business day turns (cut-off: midnight in the gateway's time zone): refunds are open again.
-    assert.deepEqual(open({ ...paid, status: 'PartialReturned', refundDays: [TODAY] }, new Date('2026-11-25T20:00:00Z'), '2026-11-26'), ['refund']);
+    assert.deepEqual(
+      open({ ...paid, status: 'PartialReturned', refundDays: [TODAY] }, new Date('2026-11-25T20:00:00Z'), '2026-11-26'),
+      ['refund'],
+    );
     // A refund on a later day does not close the window.
     assert.deepEqual(open({ ...paid, transactionDay: '2026-11-20', refundDays: [TODAY] }), ['refund']);
   });
 
   it('allows nothing for a payment that is not paid or pre-authorised', () => {
     for (const status of ['Created', 'Processing', 'Failed', 'Expired', 'Returned', 'CancelPaymentProcessing']) {
-      assert.deepEqual(open({ status, blockUntil: null, transactionDay: TODAY, refundDays: [], released: false }), [], status);
+      assert.deepEqual(
+        open({ status, blockUntil: null, transactionDay: TODAY, refundDays: [], released: false }),
+        [],
+        status,
+      );
     }
   });
 });

@@ -17,7 +17,16 @@ export type Body =
 export type Ending = 'close' | 'keep-open' | 'reset' | 'short';
 
 export type HostileAnswer =
-  | { kind: 'http'; informational: number[]; status: number; reason: string; headers: string[]; framing: 'length' | 'chunked' | 'bad-chunked' | 'none'; body: Body; ending: Ending }
+  | {
+      kind: 'http';
+      informational: number[];
+      status: number;
+      reason: string;
+      headers: string[];
+      framing: 'length' | 'chunked' | 'bad-chunked' | 'none';
+      body: Body;
+      ending: Ending;
+    }
   | { kind: 'raw'; bytes: number[]; ending: Ending }
   | { kind: 'switch'; status: number; after: number[]; ending: Ending }
   | { kind: 'silence' }
@@ -29,7 +38,43 @@ export const ECHOED_SECRET = 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LTEyMw==
 
 const statusArb = fc.oneof(
   { weight: 2, arbitrary: fc.constantFrom(101, 200, 204) },
-  { weight: 4, arbitrary: fc.constantFrom(100, 101, 102, 103, 199, 200, 201, 202, 204, 205, 206, 226, 299, 300, 301, 302, 303, 304, 307, 308, 400, 401, 404, 410, 429, 500, 502, 503, 504, 599, 600, 999) },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      100,
+      101,
+      102,
+      103,
+      199,
+      200,
+      201,
+      202,
+      204,
+      205,
+      206,
+      226,
+      299,
+      300,
+      301,
+      302,
+      303,
+      304,
+      307,
+      308,
+      400,
+      401,
+      404,
+      410,
+      429,
+      500,
+      502,
+      503,
+      504,
+      599,
+      600,
+      999,
+    ),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 100, max: 999 }) },
 );
 const headerArb = fc.oneof(
@@ -59,12 +104,21 @@ const headerArb = fc.oneof(
 );
 const bodyArb: fc.Arbitrary<Body> = fc.oneof(
   // Any bytes, NUL among them often (a NUL is text PostgreSQL refuses).
-  fc.record({ kind: fc.constant('bytes' as const), bytes: fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 255 })), { maxLength: 3000 }) }),
+  fc.record({
+    kind: fc.constant('bytes' as const),
+    bytes: fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 255 })), { maxLength: 3000 }),
+  }),
   fc.record({
     kind: fc.constant('text' as const),
     text: fc.oneof(
       fc.string({ unit: 'binary', maxLength: 2000 }),
-      fc.constantFrom(`{"ok":true,"card":"${ECHOED_CARD}"}`, `secret ${ECHOED_SECRET} \u0000\u0007\u001b[31m`, `${'x'.repeat(1020)}${ECHOED_CARD}`, `${'é'.repeat(600)}`, '\ud800\udc00'.repeat(400)),
+      fc.constantFrom(
+        `{"ok":true,"card":"${ECHOED_CARD}"}`,
+        `secret ${ECHOED_SECRET} \u0000\u0007\u001b[31m`,
+        `${'x'.repeat(1020)}${ECHOED_CARD}`,
+        `${'é'.repeat(600)}`,
+        '\ud800\udc00'.repeat(400),
+      ),
     ),
   }),
   fc.record({ kind: fc.constant('huge' as const), mb: fc.constantFrom(1, 5) }),
@@ -74,20 +128,45 @@ const bodyArb: fc.Arbitrary<Body> = fc.oneof(
 const endingArb = fc.constantFrom<Ending>('close', 'keep-open', 'reset', 'short');
 
 export const hostileAnswerArb: fc.Arbitrary<HostileAnswer> = fc.oneof(
-  { weight: 8, arbitrary: fc.record({
-    kind: fc.constant('http' as const),
-    informational: fc.array(fc.constantFrom(100, 102, 103), { maxLength: 3 }),
-    status: statusArb,
-    reason: fc.oneof({ weight: 4, arbitrary: fc.constant('OK') }, { weight: 1, arbitrary: fc.constantFrom('', 'Weird \u0001', 'x'.repeat(5000)) }, { weight: 1, arbitrary: fc.string({ maxLength: 20 }) }),
-    // Mostly well-formed headers, so that the body and the ending are reached as often as a bad header.
-    headers: fc.oneof({ weight: 3, arbitrary: fc.constant([] as string[]) }, { weight: 2, arbitrary: fc.array(headerArb, { minLength: 1, maxLength: 2 }) }),
-    framing: fc.constantFrom('length' as const, 'chunked' as const, 'bad-chunked' as const, 'none' as const),
-    body: bodyArb,
-    ending: endingArb,
-  }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('raw' as const), bytes: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 500 }), ending: endingArb }) },
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      kind: fc.constant('http' as const),
+      informational: fc.array(fc.constantFrom(100, 102, 103), { maxLength: 3 }),
+      status: statusArb,
+      reason: fc.oneof(
+        { weight: 4, arbitrary: fc.constant('OK') },
+        { weight: 1, arbitrary: fc.constantFrom('', 'Weird \u0001', 'x'.repeat(5000)) },
+        { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
+      ),
+      // Mostly well-formed headers, so that the body and the ending are reached as often as a bad header.
+      headers: fc.oneof(
+        { weight: 3, arbitrary: fc.constant([] as string[]) },
+        { weight: 2, arbitrary: fc.array(headerArb, { minLength: 1, maxLength: 2 }) },
+      ),
+      framing: fc.constantFrom('length' as const, 'chunked' as const, 'bad-chunked' as const, 'none' as const),
+      body: bodyArb,
+      ending: endingArb,
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('raw' as const),
+      bytes: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 500 }),
+      ending: endingArb,
+    }),
+  },
   // A switch of protocols (101 with Connection: Upgrade), then anything or nothing.
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('switch' as const), status: fc.constantFrom(101, 101, 200), after: fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 100 }), ending: endingArb }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('switch' as const),
+      status: fc.constantFrom(101, 101, 200),
+      after: fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 100 }),
+      ending: endingArb,
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: 'silence' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'reset-at-once' as const }) },
 );
@@ -115,11 +194,28 @@ function play(a: HostileAnswer, socket: net.Socket): void {
     return void end(a.ending);
   }
   for (const code of a.informational) write(`HTTP/1.1 ${code} Info\r\n\r\n`);
-  const bodyBytes = (b: Body): Buffer | null => (b.kind === 'bytes' ? Buffer.from(b.bytes) : b.kind === 'text' ? Buffer.from(b.text, 'utf8') : b.kind === 'huge' ? Buffer.alloc(b.mb * 1024 * 1024, 'y') : null);
+  const bodyBytes = (b: Body): Buffer | null =>
+    b.kind === 'bytes'
+      ? Buffer.from(b.bytes)
+      : b.kind === 'text'
+        ? Buffer.from(b.text, 'utf8')
+        : b.kind === 'huge'
+          ? Buffer.alloc(b.mb * 1024 * 1024, 'y')
+          : null;
   const fixed = bodyBytes(a.body);
-  const framing = a.framing === 'length' && fixed ? `Content-Length: ${fixed.length}\r\n` : a.framing === 'chunked' || a.framing === 'bad-chunked' ? 'Transfer-Encoding: chunked\r\n' : '';
+  const framing =
+    a.framing === 'length' && fixed
+      ? `Content-Length: ${fixed.length}\r\n`
+      : a.framing === 'chunked' || a.framing === 'bad-chunked'
+        ? 'Transfer-Encoding: chunked\r\n'
+        : '';
   write(`HTTP/1.1 ${a.status} ${a.reason}\r\n${a.headers.map((h) => `${h}\r\n`).join('')}${framing}\r\n`);
-  const chunk = (data: Buffer) => (a.framing === 'chunked' ? Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]) : a.framing === 'bad-chunked' ? Buffer.concat([Buffer.from('zz\r\n'), data]) : data);
+  const chunk = (data: Buffer) =>
+    a.framing === 'chunked'
+      ? Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')])
+      : a.framing === 'bad-chunked'
+        ? Buffer.concat([Buffer.from('zz\r\n'), data])
+        : data;
   const last = () => (a.framing === 'chunked' ? write('0\r\n\r\n') : undefined);
   if (fixed) {
     write(chunk(fixed));

@@ -9,7 +9,16 @@ import { cardNumbersIn } from '../../payments/card.ts';
 import { isDashboardPage } from '../../dashboard/http.ts';
 import { DashboardBrowser, fieldOf } from '../dashboard.ts';
 import type { Backend } from '../databases.ts';
-import { ADMIN_TOKEN, MerchantClient, accessToken, basicPayment, createMerchant, createPaid, startTestGateway, type TestGateway } from '../harness.ts';
+import {
+  ADMIN_TOKEN,
+  MerchantClient,
+  accessToken,
+  basicPayment,
+  createMerchant,
+  createPaid,
+  startTestGateway,
+  type TestGateway,
+} from '../harness.ts';
 import { DASHBOARD_LOGIN, type Endpoint } from './endpoints.ts';
 
 // Rejections that by design leave a trace: the brute-force counter of failed credentials, the
@@ -43,7 +52,12 @@ export async function openArena(backend: Backend): Promise<Arena> {
   const logs: string[] = [];
   const t = await startTestGateway(
     backend,
-    { KARIBCHE_CHECKOUT_ATTEMPTS_PER_MINUTE: '1000000', KARIBCHE_TOKEN_REQUESTS_PER_MINUTE: '1000000', KARIBCHE_AUTH_FAILURE_LIMIT: '1000000', LOG_LEVEL: 'info' },
+    {
+      KARIBCHE_CHECKOUT_ATTEMPTS_PER_MINUTE: '1000000',
+      KARIBCHE_TOKEN_REQUESTS_PER_MINUTE: '1000000',
+      KARIBCHE_AUTH_FAILURE_LIMIT: '1000000',
+      LOG_LEVEL: 'info',
+    },
     { logStream: { write: (line: string) => void logs.push(line) } },
   );
   const m = await MerchantClient.create(t);
@@ -65,12 +79,23 @@ export async function openArena(backend: Backend): Promise<Arena> {
   targets.clientId.push(other.credentials.clientId);
   const bystander = (await createMerchant(t)).credentials.clientId;
   const page = await t.app.inject({ method: 'GET', url: `/checkout/${open}` });
-  const csrf = { cookie: String(page.headers['set-cookie']).split(';')[0]!, token: /name="csrf" value="([^"]+)"/.exec(page.body)![1]! };
-  const qrPage = await t.app.inject({ method: 'GET', url: `/checkout/${open}?method=4`, headers: { cookie: csrf.cookie } });
+  const csrf = {
+    cookie: String(page.headers['set-cookie']).split(';')[0]!,
+    token: /name="csrf" value="([^"]+)"/.exec(page.body)![1]!,
+  };
+  const qrPage = await t.app.inject({
+    method: 'GET',
+    url: `/checkout/${open}?method=4`,
+    headers: { cookie: csrf.cookie },
+  });
   targets.token.push(/\/qr\/([^"/?]+)/.exec(qrPage.body)![1]!);
   const user = await t.admin('POST', `/admin/v1/merchants/${other.credentials.clientId}/users`, DASHBOARD_LOGIN);
   if (user.statusCode !== 201) throw new Error(`dashboard user: ${user.body}`);
-  const [browser, spare, signIn] = [await DashboardBrowser.signedIn(t, DASHBOARD_LOGIN), await DashboardBrowser.signedIn(t, DASHBOARD_LOGIN), new DashboardBrowser(t.app)];
+  const [browser, spare, signIn] = [
+    await DashboardBrowser.signedIn(t, DASHBOARD_LOGIN),
+    await DashboardBrowser.signedIn(t, DASHBOARD_LOGIN),
+    new DashboardBrowser(t.app),
+  ];
   const signInCsrf = fieldOf((await signIn.get('/dashboard/sign-in')).body, 'csrf')!;
   const dashboard = {
     cookie: `kb_dash=${browser.cookies.get('kb_dash')}; kb_dash_pre=${signIn.cookies.get('kb_dash_pre')}`,
@@ -79,10 +104,15 @@ export async function openArena(backend: Backend): Promise<Arena> {
     spareCookie: `kb_dash=${spare.cookies.get('kb_dash')}`,
     spareCsrf: await spare.csrf(),
   };
-  const { rows } = await t.gw.services.db.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`);
+  const { rows } = await t.gw.services.db.query<{ table_name: string }>(
+    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`,
+  );
   const fingerprintSql = `SELECT ${rows
     .filter((r) => !NOT_FINGERPRINTED.has(r.table_name))
-    .map((r) => `(SELECT count(*) || ':' || coalesce(md5(string_agg(md5(x::text), '' ORDER BY md5(x::text))), '') FROM "${r.table_name}" x)`)
+    .map(
+      (r) =>
+        `(SELECT count(*) || ':' || coalesce(md5(string_agg(md5(x::text), '' ORDER BY md5(x::text))), '') FROM "${r.table_name}" x)`,
+    )
     .join(` || '|' || `)} AS f`;
   return {
     t,
@@ -99,13 +129,22 @@ export async function openArena(backend: Backend): Promise<Arena> {
       if (e.auth === 'admin') return { authorization: `Bearer ${ADMIN_TOKEN}` };
       if (e.path.endsWith('/access-token')) return { apikey: m.credentials.apiKey };
       if (e.path.startsWith('/checkout/')) return { cookie: csrf.cookie };
-      if (e.auth === 'dashboard') return { cookie: e.path === '/dashboard/sign-out' ? dashboard.spareCookie : dashboard.cookie };
+      if (e.auth === 'dashboard')
+        return { cookie: e.path === '/dashboard/sign-out' ? dashboard.spareCookie : dashboard.cookie };
       return {};
     },
     withCsrf(e, body) {
       if (e.path.startsWith('/checkout/')) return { ...body, csrf: csrf.token };
       if (e.auth !== 'dashboard') return body;
-      return { ...body, csrf: e.path === '/dashboard/sign-in' ? dashboard.signInCsrf : e.path === '/dashboard/sign-out' ? dashboard.spareCsrf : dashboard.csrf };
+      return {
+        ...body,
+        csrf:
+          e.path === '/dashboard/sign-in'
+            ? dashboard.signInCsrf
+            : e.path === '/dashboard/sign-out'
+              ? dashboard.spareCsrf
+              : dashboard.csrf,
+      };
     },
   };
 }
@@ -133,16 +172,30 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
  * pages never echo one that was sent, and log lines never hold one at all (JSON escapes control
  * characters, so a log line is checked for card numbers only).
  */
-export function assertCleanEcho(body: string, contentType: string, sentCardNumbers: readonly string[], newLogLines: readonly string[], what: string): void {
+export function assertCleanEcho(
+  body: string,
+  contentType: string,
+  sentCardNumbers: readonly string[],
+  newLogLines: readonly string[],
+  what: string,
+): void {
   if (/^text\/html/.test(contentType)) {
     const at = body.search(CONTROL);
-    assert.equal(at, -1, `a control character echoed (${JSON.stringify(body.slice(Math.max(0, at - 80), at + 20))}): ${what}`);
+    assert.equal(
+      at,
+      -1,
+      `a control character echoed (${JSON.stringify(body.slice(Math.max(0, at - 80), at + 20))}): ${what}`,
+    );
     const digits = body.replace(/[\s-]/g, '');
     for (const n of sentCardNumbers) assert.ok(!digits.includes(n), `the card number sent was echoed: ${what}`);
   }
   for (const line of newLogLines) {
     // (A JSON number is no card number: responseTime's 16 decimals can pass Luhn by chance.)
-    assert.deepEqual(cardNumbersIn(line.replace(/":-?\d+(\.\d+)?(e[+-]?\d+)?(?=[,}])/gi, '":0')), [], `a card number logged: ${line.slice(0, 300)} (${what})`);
+    assert.deepEqual(
+      cardNumbersIn(line.replace(/":-?\d+(\.\d+)?(e[+-]?\d+)?(?=[,}])/gi, '":0')),
+      [],
+      `a card number logged: ${line.slice(0, 300)} (${what})`,
+    );
     assert.doesNotMatch(line.replace(/\n$/, ''), /[\u0000-\u001f]/, `a raw control character logged: ${what}`);
   }
 }

@@ -51,7 +51,19 @@ export const numberSpellings: readonly { text: string; exact: boolean }[] = [
 ];
 
 /** Texts that are not JSON numbers at all, in a number's place. */
-export const notNumbers: readonly string[] = ['010', '+10', '.5', '5.', '0x10', 'NaN', 'Infinity', '1e', '--1', '1_000', '"10"'];
+export const notNumbers: readonly string[] = [
+  '010',
+  '+10',
+  '.5',
+  '5.',
+  '0x10',
+  'NaN',
+  'Infinity',
+  '1e',
+  '--1',
+  '1_000',
+  '"10"',
+];
 
 export const jsonString = (s: string) =>
   // JSON.stringify escapes what must be escaped; the lone surrogate stays a \\u escape in the text.
@@ -69,13 +81,35 @@ export type Mutation =
 
 export const mutationArb = (fields: readonly string[]): fc.Arbitrary<Mutation> => {
   const field = fc.constantFrom(...fields);
-  const valueText = fc.oneof(fc.constantFrom(...hostileStrings).map(jsonString), fc.constantFrom(...numberSpellings.map((n) => n.text), ...notNumbers), fc.constantFrom('null', 'true', '[]', '{}'));
+  const valueText = fc.oneof(
+    fc.constantFrom(...hostileStrings).map(jsonString),
+    fc.constantFrom(...numberSpellings.map((n) => n.text), ...notNumbers),
+    fc.constantFrom('null', 'true', '[]', '{}'),
+  );
   return fc.oneof(
     fc.record({ kind: fc.constant('duplicate' as const), field, first: valueText }),
-    fc.record({ kind: fc.constant('nest' as const), field, depth: fc.constantFrom(2, 64, 1_000, 10_000), shape: fc.constantFrom('array' as const, 'object' as const) }),
-    fc.record({ kind: fc.constant('proto' as const), at: fc.constantFrom('top' as const, 'field' as const), field, key: fc.constantFrom('__proto__' as const, 'constructor' as const, 'prototype' as const) }),
-    fc.record({ kind: fc.constant('number' as const), field, text: fc.constantFrom(...numberSpellings.map((n) => n.text), ...notNumbers) }),
-    fc.record({ kind: fc.constant('string' as const), field, text: fc.constantFrom(...hostileStrings).map(jsonString) }),
+    fc.record({
+      kind: fc.constant('nest' as const),
+      field,
+      depth: fc.constantFrom(2, 64, 1_000, 10_000),
+      shape: fc.constantFrom('array' as const, 'object' as const),
+    }),
+    fc.record({
+      kind: fc.constant('proto' as const),
+      at: fc.constantFrom('top' as const, 'field' as const),
+      field,
+      key: fc.constantFrom('__proto__' as const, 'constructor' as const, 'prototype' as const),
+    }),
+    fc.record({
+      kind: fc.constant('number' as const),
+      field,
+      text: fc.constantFrom(...numberSpellings.map((n) => n.text), ...notNumbers),
+    }),
+    fc.record({
+      kind: fc.constant('string' as const),
+      field,
+      text: fc.constantFrom(...hostileStrings).map(jsonString),
+    }),
   );
 };
 
@@ -94,7 +128,8 @@ export function renderJson(body: Record<string, unknown>, mutations: readonly Mu
     if (dot > 0) {
       const outer = m.field.slice(0, dot);
       const inner = body[outer];
-      const object = inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? (inner as Record<string, unknown>) : {};
+      const object =
+        inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? (inner as Record<string, unknown>) : {};
       parts.set(outer, [renderJson(object, [{ ...m, field: m.field.slice(dot + 1) }])]);
       continue;
     }
@@ -123,8 +158,15 @@ export function renderJson(body: Record<string, unknown>, mutations: readonly Mu
 }
 
 /** A form or query string with repeated fields and percent-encoded hostile text. */
-export function renderForm(body: Record<string, unknown>, repeats: readonly [string, string][], overrides: readonly [string, string][]): string {
-  const pairs: [string, string][] = Object.entries(body).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]);
+export function renderForm(
+  body: Record<string, unknown>,
+  repeats: readonly [string, string][],
+  overrides: readonly [string, string][],
+): string {
+  const pairs: [string, string][] = Object.entries(body).map(([k, v]) => [
+    k,
+    typeof v === 'string' ? v : JSON.stringify(v),
+  ]);
   for (const [k, v] of overrides) {
     const i = pairs.findIndex(([pk]) => pk === k);
     if (i >= 0) pairs[i] = [k, v];
@@ -142,8 +184,12 @@ function encodeLoose(s: string): string {
     .join('');
 }
 
-export const formKeyArb = (fields: readonly string[]) => fc.oneof(fc.constantFrom(...fields), fc.constantFrom('__proto__', 'constructor', 'a[b]', 'a.b', ''));
-export const formValueArb = fc.oneof(fc.constantFrom(...hostileStrings), fc.constantFrom(...numberSpellings.map((n) => n.text)));
+export const formKeyArb = (fields: readonly string[]) =>
+  fc.oneof(fc.constantFrom(...fields), fc.constantFrom('__proto__', 'constructor', 'a[b]', 'a.b', ''));
+export const formValueArb = fc.oneof(
+  fc.constantFrom(...hostileStrings),
+  fc.constantFrom(...numberSpellings.map((n) => n.text)),
+);
 
 /**
  * Values of a list endpoint's query: numbers a parser reads wrongly, dates JavaScript reads and
@@ -151,38 +197,113 @@ export const formValueArb = fc.oneof(fc.constantFrom(...hostileStrings), fc.cons
  * characters and arbitrary text. `cursors` are real cursors of the arena, mutated here.
  */
 export const queryValueArb = (cursors: readonly string[]): fc.Arbitrary<string> => {
-  const numbers = fc.constantFrom('0', '-1', '1', '100', '101', '1.5', '1e2', '1e400', '-0', 'NaN', 'Infinity', '0x10', '99999999999999999999', '9007199254740993', ' 5', '5 ', '', '٣');
-  const dates = fc.constantFrom(
-    '2026-01-01', '0000-01-01', '0001-01-01', '-000001-01-01', '+275760-09-13', '275760-09-13', '275761-01-01', '9999-12-31T23:59:59.999Z',
-    '2026-02-30', '2026-13-01', '2026-00-10', '2026-01-01T25:00', '2026-01-01T00:00:00+99:00', '2026-01-01T00:00:00-14:00', '2026-01-01T23:59:60Z',
-    '2026-01-01 00:00', '2026-1-1', '1969-12-31T23:59:59.999999Z', '2026-01-01T00:00:00.123456789Z', '2026-01-01garbage', '1e10',
+  const numbers = fc.constantFrom(
+    '0',
+    '-1',
+    '1',
+    '100',
+    '101',
+    '1.5',
+    '1e2',
+    '1e400',
+    '-0',
+    'NaN',
+    'Infinity',
+    '0x10',
+    '99999999999999999999',
+    '9007199254740993',
+    ' 5',
+    '5 ',
+    '',
+    '٣',
   );
-  const isoAround = fc.integer({ min: -62_198_755_200_000 * 2, max: 8_640_000_000_000_000 }).map((ms) => new Date(ms).toISOString());
+  const dates = fc.constantFrom(
+    '2026-01-01',
+    '0000-01-01',
+    '0001-01-01',
+    '-000001-01-01',
+    '+275760-09-13',
+    '275760-09-13',
+    '275761-01-01',
+    '9999-12-31T23:59:59.999Z',
+    '2026-02-30',
+    '2026-13-01',
+    '2026-00-10',
+    '2026-01-01T25:00',
+    '2026-01-01T00:00:00+99:00',
+    '2026-01-01T00:00:00-14:00',
+    '2026-01-01T23:59:60Z',
+    '2026-01-01 00:00',
+    '2026-1-1',
+    '1969-12-31T23:59:59.999999Z',
+    '2026-01-01T00:00:00.123456789Z',
+    '2026-01-01garbage',
+    '1e10',
+  );
+  const isoAround = fc
+    .integer({ min: -62_198_755_200_000 * 2, max: 8_640_000_000_000_000 })
+    .map((ms) => new Date(ms).toISOString());
   const b64 = (s: string) => Buffer.from(s).toString('base64url');
   const forged = fc.oneof(
-    fc.tuple(fc.oneof(dates, isoAround), fc.constantFrom('pay_x', '', 'a|b', '\u0000', 'x'.repeat(300))).map(([d, id]) => b64(`${d}|${id}`)),
-    fc.tuple(fc.oneof(fc.integer(), fc.constantFrom(-1, 2 ** 53, 2 ** 63)), fc.integer()).map(([a, b]) => b64(`${a}:${b}`)),
+    fc
+      .tuple(fc.oneof(dates, isoAround), fc.constantFrom('pay_x', '', 'a|b', '\u0000', 'x'.repeat(300)))
+      .map(([d, id]) => b64(`${d}|${id}`)),
+    fc
+      .tuple(fc.oneof(fc.integer(), fc.constantFrom(-1, 2 ** 53, 2 ** 63)), fc.integer())
+      .map(([a, b]) => b64(`${a}:${b}`)),
     fc.string({ maxLength: 40 }).map(b64),
-    fc.constantFrom('-1', '0', '99999999999999999999999', '1.5', '=', '====', '%00', 'evt_1', 'evt_-1', 'evt_99999999999999999999'),
+    fc.constantFrom(
+      '-1',
+      '0',
+      '99999999999999999999999',
+      '1.5',
+      '=',
+      '====',
+      '%00',
+      'evt_1',
+      'evt_-1',
+      'evt_99999999999999999999',
+    ),
   );
   const mutated = cursors.length
-    ? fc.tuple(fc.constantFrom(...cursors), fc.nat(), fc.constantFrom('truncate', 'flip', 'append', 'pad')).map(([c, n, how]) => {
-        const at = n % Math.max(1, c.length);
-        if (how === 'truncate') return c.slice(0, at);
-        if (how === 'flip') return c.slice(0, at) + (c[at] === 'A' ? 'B' : 'A') + c.slice(at + 1);
-        if (how === 'append') return `${c}${c.slice(0, at)}`;
-        return `${c}==`;
-      })
+    ? fc
+        .tuple(fc.constantFrom(...cursors), fc.nat(), fc.constantFrom('truncate', 'flip', 'append', 'pad'))
+        .map(([c, n, how]) => {
+          const at = n % Math.max(1, c.length);
+          if (how === 'truncate') return c.slice(0, at);
+          if (how === 'flip') return c.slice(0, at) + (c[at] === 'A' ? 'B' : 'A') + c.slice(at + 1);
+          if (how === 'append') return `${c}${c.slice(0, at)}`;
+          return `${c}==`;
+        })
     : forged;
-  return fc.oneof(numbers, dates, isoAround, forged, mutated, fc.constantFrom(...hostileStrings), fc.string({ maxLength: 30, unit: 'grapheme' }), fc.string({ maxLength: 20, unit: 'binary' }));
+  return fc.oneof(
+    numbers,
+    dates,
+    isoAround,
+    forged,
+    mutated,
+    fc.constantFrom(...hostileStrings),
+    fc.string({ maxLength: 30, unit: 'grapheme' }),
+    fc.string({ maxLength: 20, unit: 'binary' }),
+  );
 };
 
 /** A query string of hostile values, keys possibly repeated (an array where one value is expected). */
 export const queryArb = (keys: readonly string[], cursors: readonly string[]): fc.Arbitrary<[string, string][]> => {
-  const pair = fc.tuple(fc.oneof({ weight: 9, arbitrary: fc.constantFrom(...keys) }, { weight: 1, arbitrary: fc.constantFrom('x', '', 'a[b]', '__proto__') }), queryValueArb(cursors));
+  const pair = fc.tuple(
+    fc.oneof(
+      { weight: 9, arbitrary: fc.constantFrom(...keys) },
+      { weight: 1, arbitrary: fc.constantFrom('x', '', 'a[b]', '__proto__') },
+    ),
+    queryValueArb(cursors),
+  );
   // Mostly one parameter: a value that breaks the server is found when nothing else is refused first.
-  return fc.oneof({ weight: 3, arbitrary: pair.map((p) => [p]) }, { weight: 1, arbitrary: fc.array(pair, { minLength: 2, maxLength: 4 }) });
+  return fc.oneof(
+    { weight: 3, arbitrary: pair.map((p) => [p]) },
+    { weight: 1, arbitrary: fc.array(pair, { minLength: 2, maxLength: 4 }) },
+  );
 };
 
 /** `k=v&…` percent-encoded (a lone surrogate becomes broken UTF-8 bytes). */
-export const renderQuery = (pairs: readonly [string, string][]) => pairs.map(([k, v]) => `${encodeLoose(k)}=${encodeLoose(v)}`).join('&');
+export const renderQuery = (pairs: readonly [string, string][]) =>
+  pairs.map(([k, v]) => `${encodeLoose(k)}=${encodeLoose(v)}`).join('&');

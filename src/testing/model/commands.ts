@@ -7,7 +7,20 @@ import fc from 'fast-check';
 import { businessDay } from '../../payments/business-day.ts';
 import { parseAmount } from '../../payments/money.ts';
 import { MerchantClient, SPLIT_IBAN, accessToken, type TestGateway } from '../harness.ts';
-import { BLOCK_DAYS, EXPIRATION_MINUTES, canComplete, offeredActions, cardHolder, cancel, complete, expireDue, planCancel, pay, splitPart, type Model } from './reference.ts';
+import {
+  BLOCK_DAYS,
+  EXPIRATION_MINUTES,
+  canComplete,
+  offeredActions,
+  cardHolder,
+  cancel,
+  complete,
+  expireDue,
+  planCancel,
+  pay,
+  splitPart,
+  type Model,
+} from './reference.ts';
 
 export interface Real {
   t: TestGateway;
@@ -45,10 +58,20 @@ export type SpotMethod = (typeof SPOT_METHODS)[number];
  * set when `methods` is omitted — installment only in GEL, not split, with products; Google Pay
  * purchase only; with saveCard only the card and Google Pay.
  */
-export function offeredMethods(o: { methods: 'card' | 'default'; currency: string; split: boolean; preAuth: boolean; saveCard: boolean; installment: boolean }): number[] {
+export function offeredMethods(o: {
+  methods: 'card' | 'default';
+  currency: string;
+  split: boolean;
+  preAuth: boolean;
+  saveCard: boolean;
+  installment: boolean;
+}): number[] {
   if (o.methods === 'card') return [5];
   return [4, 5, 7, 8, 9, 14].filter(
-    (m) => !(m === 8 && (o.currency !== 'GEL' || o.split || !o.installment)) && !(m === 14 && o.preAuth) && !(o.saveCard && m !== 5 && m !== 14),
+    (m) =>
+      !(m === 8 && (o.currency !== 'GEL' || o.split || !o.installment)) &&
+      !(m === 14 && o.preAuth) &&
+      !(o.saveCard && m !== 5 && m !== 14),
   );
 }
 export type CardName = keyof typeof CARDS;
@@ -70,7 +93,11 @@ export async function verify(model: Model, r: Real, step: string): Promise<void>
       assert.equal(minorOf(got.split?.returnedAmount), p.splitReturned, `${what}: split returned`);
     }
     const card = cardHolder(p).card;
-    assert.equal(got.recurringCard ? 'active' : 'not active', card === 'active' ? 'active' : 'not active', `${what}: saved card (${card})`);
+    assert.equal(
+      got.recurringCard ? 'active' : 'not active',
+      card === 'active' ? 'active' : 'not active',
+      `${what}: saved card (${card})`,
+    );
     if (got.recurringCard) p.recId = got.recurringCard.recId;
     const { rows } = await r.t.gw.services.db.query<{ n: number; attempts: number }>(
       'SELECT (SELECT count(*)::int FROM payment_events WHERE pay_id = $1 AND final) AS n, (SELECT attempts FROM payments WHERE pay_id = $1) AS attempts',
@@ -92,7 +119,17 @@ const savedCardAt = (m: Model, pick: number) => {
 };
 
 class Create implements Cmd {
-  constructor(readonly o: { total: number; preAuth: boolean; saveCard: boolean; split: boolean; currency: 'GEL' | 'USD' | 'EUR'; methods: 'card' | 'default'; installment: boolean }) {}
+  constructor(
+    readonly o: {
+      total: number;
+      preAuth: boolean;
+      saveCard: boolean;
+      split: boolean;
+      currency: 'GEL' | 'USD' | 'EUR';
+      methods: 'card' | 'default';
+      installment: boolean;
+    },
+  ) {}
   check = () => true;
   async run(model: Model, r: Real) {
     const split = this.o.split && this.o.currency === 'GEL' ? Math.max(1, Math.floor(this.o.total / 3)) : null;
@@ -104,18 +141,46 @@ class Create implements Cmd {
       preAuth: this.o.preAuth,
       saveCard: this.o.saveCard,
       ...(this.o.methods === 'card' ? { methods: [5] } : {}),
-      ...(this.o.installment ? { installmentProducts: [{ name: 'Model item', price: decimal(this.o.total), quantity: 1 }] } : {}),
+      ...(this.o.installment
+        ? { installmentProducts: [{ name: 'Model item', price: decimal(this.o.total), quantity: 1 }] }
+        : {}),
       ...(split !== null ? { extra: SPLIT_IBAN, extra2: decimal(split) } : {}),
     };
     const res = await r.m.createPayment(body);
     assert.equal(res.statusCode, 200, `${this}: ${res.body}`);
     const methods = offeredMethods({ ...this.o, currency, split: split !== null });
     model.payments.push({
-      payId: res.json().payId, amount: this.o.total, preAuth: this.o.preAuth, saveCard: this.o.saveCard, split, methods, status: 'Created',
-      confirmed: 0, returned: 0, splitReturned: 0, attempts: 0, createdAtMs: model.nowMs, paidDay: null, blockUntilMs: null, cancelledOnDay: new Set(), released: false, card: 'none', recId: null, cardOwner: null, finalEntries: 0, expectsCallbacks: true,
+      payId: res.json().payId,
+      amount: this.o.total,
+      preAuth: this.o.preAuth,
+      saveCard: this.o.saveCard,
+      split,
+      methods,
+      status: 'Created',
+      confirmed: 0,
+      returned: 0,
+      splitReturned: 0,
+      attempts: 0,
+      createdAtMs: model.nowMs,
+      paidDay: null,
+      blockUntilMs: null,
+      cancelledOnDay: new Set(),
+      released: false,
+      card: 'none',
+      recId: null,
+      cardOwner: null,
+      finalEntries: 0,
+      expectsCallbacks: true,
     });
-    const { rows } = await r.t.gw.services.db.query<{ methods: number[] }>('SELECT methods FROM payments WHERE pay_id = $1', [res.json().payId]);
-    assert.deepEqual([...rows[0]!.methods].sort((a, b) => a - b), methods, `${this}: offered methods`);
+    const { rows } = await r.t.gw.services.db.query<{ methods: number[] }>(
+      'SELECT methods FROM payments WHERE pay_id = $1',
+      [res.json().payId],
+    );
+    assert.deepEqual(
+      [...rows[0]!.methods].sort((a, b) => a - b),
+      methods,
+      `${this}: offered methods`,
+    );
     await verify(model, r, String(this));
   }
   toString = () => `create(${JSON.stringify(this.o)})`;
@@ -129,27 +194,54 @@ class Pay implements Cmd {
     const card = CARDS[this.o.card];
     const payable = p.status === 'Created';
     if (this.o.via === 'simulate') {
-      const res = await r.t.admin('POST', `/sandbox/v1/payments/${p.payId}/simulate`, { method: 5, card: card.card, ...(card.otp ? { otp: card.otp } : {}) });
+      const res = await r.t.admin('POST', `/sandbox/v1/payments/${p.payId}/simulate`, {
+        method: 5,
+        card: card.card,
+        ...(card.otp ? { otp: card.otp } : {}),
+      });
       if (payable) assert.equal(res.statusCode, 200, `${this}: ${res.body}`);
-      else assert.ok(res.statusCode >= 400 && res.statusCode < 500, `${this} on ${p.status}: ${res.statusCode} ${res.body}`);
+      else
+        assert.ok(
+          res.statusCode >= 400 && res.statusCode < 500,
+          `${this} on ${p.status}: ${res.statusCode} ${res.body}`,
+        );
     } else {
       const page = await r.t.app.inject({ method: 'GET', url: `/checkout/${p.payId}?lang=en` });
       assert.ok(page.statusCode < 500, `${this}: page ${page.statusCode}`);
       const token = /name="csrf" value="([^"]+)"/.exec(page.body)?.[1];
       const cookie = String(page.headers['set-cookie'] ?? '').split(';')[0]!;
       if (!payable) {
-        assert.equal(token === undefined || !/name="number"/.test(page.body), true, `${this}: a ${p.status} payment still offers the card form`);
+        assert.equal(
+          token === undefined || !/name="number"/.test(page.body),
+          true,
+          `${this}: a ${p.status} payment still offers the card form`,
+        );
       } else {
         assert.ok(token, `${this}: no form on a Created payment`);
-        const form = (fields: Record<string, string>) => ({ cookie, 'content-type': 'application/x-www-form-urlencoded', payload: new URLSearchParams({ csrf: token!, ...fields }).toString() });
+        const form = (fields: Record<string, string>) => ({
+          cookie,
+          'content-type': 'application/x-www-form-urlencoded',
+          payload: new URLSearchParams({ csrf: token!, ...fields }).toString(),
+        });
         const send = async (url: string, fields: Record<string, string>) => {
           const f = form(fields);
-          const res = await r.t.app.inject({ method: 'POST', url, headers: { cookie: f.cookie, 'content-type': f['content-type'] }, payload: f.payload });
+          const res = await r.t.app.inject({
+            method: 'POST',
+            url,
+            headers: { cookie: f.cookie, 'content-type': f['content-type'] },
+            payload: f.payload,
+          });
           assert.ok(res.statusCode < 500, `${this}: ${url} ${res.statusCode} ${res.body.slice(0, 200)}`);
           assert.ok(res.statusCode !== 429 && res.statusCode !== 403, `${this}: ${url} ${res.statusCode}`);
           return res;
         };
-        await send(`/checkout/${p.payId}/pay?lang=en`, { method: '5', number: card.card, expiry: '12/30', securityCode: '123', holder: 'Model Customer' });
+        await send(`/checkout/${p.payId}/pay?lang=en`, {
+          method: '5',
+          number: card.card,
+          expiry: '12/30',
+          securityCode: '123',
+          holder: 'Model Customer',
+        });
         if (card.otp) await send(`/checkout/${p.payId}/3ds?lang=en`, { code: card.otp });
       }
     }
@@ -168,16 +260,28 @@ class PayBy implements Cmd {
     const { method, approve } = this.o;
     const attempts = p.status === 'Created' && p.methods.includes(method);
     if (this.o.via === 'simulate') {
-      const res = await r.t.admin('POST', `/sandbox/v1/payments/${p.payId}/simulate`, { method, outcome: approve ? 'approve' : 'decline' });
+      const res = await r.t.admin('POST', `/sandbox/v1/payments/${p.payId}/simulate`, {
+        method,
+        outcome: approve ? 'approve' : 'decline',
+      });
       if (attempts) assert.equal(res.statusCode, 200, `${this}: ${res.body}`);
-      else assert.ok(res.statusCode >= 400 && res.statusCode < 500, `${this} on ${p.status} offering ${p.methods}: ${res.statusCode} ${res.body}`);
+      else
+        assert.ok(
+          res.statusCode >= 400 && res.statusCode < 500,
+          `${this} on ${p.status} offering ${p.methods}: ${res.statusCode} ${res.body}`,
+        );
     } else {
       const page = await r.t.app.inject({ method: 'GET', url: `/checkout/${p.payId}?lang=en&method=${method}` });
       assert.ok(page.statusCode < 500, `${this}: page ${page.statusCode}`);
       const token = /name="csrf" value="([^"]+)"/.exec(page.body)?.[1];
       const cookie = String(page.headers['set-cookie'] ?? '').split(';')[0]!;
       const send = async (url: string, fields: Record<string, string>) => {
-        const res = await r.t.app.inject({ method: 'POST', url, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ csrf: token ?? '', ...fields }).toString() });
+        const res = await r.t.app.inject({
+          method: 'POST',
+          url,
+          headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+          payload: new URLSearchParams({ csrf: token ?? '', ...fields }).toString(),
+        });
         assert.ok(res.statusCode < 500, `${this}: ${url} ${res.statusCode} ${res.body.slice(0, 200)}`);
         // Neither refused by the rate limit nor by the CSRF check: the form was read.
         if (token) assert.ok(res.statusCode !== 429 && res.statusCode !== 403, `${this}: ${url} ${res.statusCode}`);
@@ -186,19 +290,32 @@ class PayBy implements Cmd {
       if (method === 4) {
         // The QR code's address opens the (simulated) banking app, whose buttons answer.
         const app = /\/checkout\/[0-9a-f]+\/qr\/[^"?&]+/.exec(page.body)?.[0];
-        assert.equal(app !== undefined, attempts, `${this}: the QR code is shown exactly when Web QR is offered on a Created payment`);
+        assert.equal(
+          app !== undefined,
+          attempts,
+          `${this}: the QR code is shown exactly when Web QR is offered on a Created payment`,
+        );
         if (app) {
           // Opened on the customer's phone: the banking app's page has its own form token.
           const appPage = await r.t.app.inject({ method: 'GET', url: app, headers: { cookie } });
           const appToken = /name="csrf" value="([^"]+)"/.exec(appPage.body)?.[1];
           assert.ok(appToken, `${this}: the banking app's page has a form`);
-          const res = await r.t.app.inject({ method: 'POST', url: app, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ csrf: appToken, outcome: approve ? 'approve' : 'decline' }).toString() });
+          const res = await r.t.app.inject({
+            method: 'POST',
+            url: app,
+            headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+            payload: new URLSearchParams({ csrf: appToken, outcome: approve ? 'approve' : 'decline' }).toString(),
+          });
           assert.equal(res.statusCode, 200, `${this}: ${app} ${res.statusCode} ${res.body.slice(0, 200)}`);
         }
       } else if (method === 7) {
         await send(`/checkout/${p.payId}/pay`, { method: '7', username: approve ? 'demo' : 'empty', password: 'demo' });
       } else {
-        await send(`/checkout/${p.payId}/pay`, { method: String(method), outcome: approve ? 'approve' : 'decline', ...(method === 8 ? { term: '12' } : {}) });
+        await send(`/checkout/${p.payId}/pay`, {
+          method: String(method),
+          outcome: approve ? 'approve' : 'decline',
+          ...(method === 8 ? { term: '12' } : {}),
+        });
       }
     }
     if (attempts) pay(p, approve, today(r), model.nowMs);
@@ -219,7 +336,10 @@ class Cancel implements Cmd {
     const plan = planCancel(p, amount, day, model.nowMs);
     const asked = plan.ok ? plan.amount : (amount ?? left);
     const part = splitPart(p, asked);
-    const body = { ...(amount !== null ? { amount: decimal(amount) } : {}), ...(p.split !== null ? { extra: SPLIT_IBAN, extra2: decimal(part) } : {}) };
+    const body = {
+      ...(amount !== null ? { amount: decimal(amount) } : {}),
+      ...(p.split !== null ? { extra: SPLIT_IBAN, extra2: decimal(part) } : {}),
+    };
     const res = await r.m.post(`/v1/gateway/payments/${p.payId}/cancel`, body);
     if (plan.ok) {
       assert.equal(res.statusCode, 200, `${this} on ${p.status} (left ${left}): ${res.body}`);
@@ -251,16 +371,43 @@ class ChargeSavedCard implements Cmd {
   check = hasSavedCard;
   async run(model: Model, r: Real) {
     const p = savedCardAt(model, this.o.pick);
-    const res = await r.m.post('/v1/gateway/payments/execution', { recId: p.recId, money: { amount: '1.00', currency: 'GEL' }, initiator: 'merchant' });
+    const res = await r.m.post('/v1/gateway/payments/execution', {
+      recId: p.recId,
+      money: { amount: '1.00', currency: 'GEL' },
+      initiator: 'merchant',
+    });
     if (cardHolder(p).card === 'active') {
       assert.equal(res.statusCode, 200, `${this}: ${res.body}`);
       const charged = res.json();
       assert.equal(charged.status, 'Succeeded', `${this}: ${res.body}`);
       model.payments.push({
-        payId: charged.payId, amount: 100, preAuth: false, saveCard: false, split: null, methods: [11], status: 'Succeeded', confirmed: 100, returned: 0, splitReturned: 0, attempts: 1,
-        createdAtMs: model.nowMs, paidDay: today(r), blockUntilMs: null, cancelledOnDay: new Set(), released: false, card: 'none', recId: null, cardOwner: cardHolder(p), finalEntries: 1, expectsCallbacks: true,
+        payId: charged.payId,
+        amount: 100,
+        preAuth: false,
+        saveCard: false,
+        split: null,
+        methods: [11],
+        status: 'Succeeded',
+        confirmed: 100,
+        returned: 0,
+        splitReturned: 0,
+        attempts: 1,
+        createdAtMs: model.nowMs,
+        paidDay: today(r),
+        blockUntilMs: null,
+        cancelledOnDay: new Set(),
+        released: false,
+        card: 'none',
+        recId: null,
+        cardOwner: cardHolder(p),
+        finalEntries: 1,
+        expectsCallbacks: true,
       });
-    } else assert.ok(res.statusCode >= 400 && res.statusCode < 500, `${this} with a ${cardHolder(p).card} card must be refused: ${res.statusCode} ${res.body}`);
+    } else
+      assert.ok(
+        res.statusCode >= 400 && res.statusCode < 500,
+        `${this} with a ${cardHolder(p).card} card must be refused: ${res.statusCode} ${res.body}`,
+      );
     await verify(model, r, String(this));
   }
   toString = () => `chargeSavedCard(${JSON.stringify(this.o)})`;
@@ -286,20 +433,38 @@ class DeleteSavedCard implements Cmd {
 async function verifyDashboard(model: Model, r: Real, step: string): Promise<void> {
   const day = today(r);
   for (const p of model.payments) {
-    const page = await r.t.app.inject({ method: 'GET', url: `/dashboard/payments/${p.payId}`, headers: { cookie: r.dashboardCookie } });
+    const page = await r.t.app.inject({
+      method: 'GET',
+      url: `/dashboard/payments/${p.payId}`,
+      headers: { cookie: r.dashboardCookie },
+    });
     assert.equal(page.statusCode, 200, `${step}: dashboard ${p.payId}: ${page.statusCode}`);
-    const offered = [...page.body.matchAll(new RegExp(`action="/dashboard/payments/${p.payId}/(refund|complete|void)"`, 'g'))].map((m) => m[1]!).sort();
-    assert.deepEqual(offered, offeredActions(p, day, model.nowMs), `${step}: the dashboard offers ${offered.join(', ') || 'nothing'} for ${p.payId} (${p.status}, paid ${p.paidDay}, today ${day})`);
+    const offered = [
+      ...page.body.matchAll(new RegExp(`action="/dashboard/payments/${p.payId}/(refund|complete|void)"`, 'g')),
+    ]
+      .map((m) => m[1]!)
+      .sort();
+    assert.deepEqual(
+      offered,
+      offeredActions(p, day, model.nowMs),
+      `${step}: the dashboard offers ${offered.join(', ') || 'nothing'} for ${p.payId} (${p.status}, paid ${p.paidDay}, today ${day})`,
+    );
   }
 }
 
 class Advance implements Cmd {
   /** `merchant`: the merchant's own sandbox clock (merchant credentials), else the gateway's (admin token). */
-  constructor(readonly seconds: number, readonly clock: 'gateway' | 'merchant' = 'gateway') {}
+  constructor(
+    readonly seconds: number,
+    readonly clock: 'gateway' | 'merchant' = 'gateway',
+  ) {}
   // Across business days and past block windows (7 days for 0838, 30 otherwise), within 40 days.
   check = (m: Readonly<Model>) => m.nowMs - MODEL_START + this.seconds * 1000 < 40 * 86_400_000;
   async run(model: Model, r: Real) {
-    const res = this.clock === 'gateway' ? await r.t.admin('POST', '/sandbox/v1/clock', { advanceSeconds: this.seconds }) : await r.m.post('/sandbox/v1/clock', { advanceSeconds: this.seconds });
+    const res =
+      this.clock === 'gateway'
+        ? await r.t.admin('POST', '/sandbox/v1/clock', { advanceSeconds: this.seconds })
+        : await r.m.post('/sandbox/v1/clock', { advanceSeconds: this.seconds });
     assert.equal(res.statusCode, 200, res.body);
     model.nowMs += this.seconds * 1000;
     expireDue(model);
@@ -353,9 +518,13 @@ const createArb = fc
  * part and completed while the merchant's sandbox clock moves by hours, days and past block
  * windows — verify() compares every payment page's offer with what the API accepts after each step.
  */
-const cancelArb = fc.record({ pick: fc.nat(20), part: fc.constantFrom('half' as const, 'cent' as const) }).map((o) => new Cancel(o));
+const cancelArb = fc
+  .record({ pick: fc.nat(20), part: fc.constantFrom('half' as const, 'cent' as const) })
+  .map((o) => new Cancel(o));
 const merchantAdvanceArb = fc.constantFrom(3_600, 86_400, 8 * 86_400).map((s) => new Advance(s, 'merchant'));
-const createAndPayArb = fc.tuple(createArb, fc.constantFrom<CardName>('approve', 'shortBlock')).map(([create, card]) => new CreateAndPay(create, card));
+const createAndPayArb = fc
+  .tuple(createArb, fc.constantFrom<CardName>('approve', 'shortBlock'))
+  .map(([create, card]) => new CreateAndPay(create, card));
 export const merchantClockCommandArbs = [
   createAndPayArb,
   createAndPayArb,
@@ -368,13 +537,44 @@ export const merchantClockCommandArbs = [
 
 export const commandArbs = [
   createArb,
-  fc.record({ pick: fc.nat(20), card: fc.constantFrom<CardName>('approve', 'approve', 'decline', 'insufficientFunds', 'threeDsPass', 'threeDsFail', 'shortBlock'), via: fc.constantFrom('simulate' as const, 'form' as const) }).map((o) => new Pay(o)),
-  fc.record({ pick: fc.nat(20), method: fc.constantFrom(...SPOT_METHODS), approve: fc.boolean(), via: fc.constantFrom('simulate' as const, 'form' as const) }).map((o) => new PayBy(o)),
-  fc.record({ pick: fc.nat(20), card: fc.constantFrom<CardName>('approve', 'decline'), via: fc.constant('simulate' as const) }).map((o) => new Pay(o)),
-  fc.record({ pick: fc.nat(20), part: fc.constantFrom('full' as const, 'half' as const, 'cent' as const) }).map((o) => new Cancel(o)),
+  fc
+    .record({
+      pick: fc.nat(20),
+      card: fc.constantFrom<CardName>(
+        'approve',
+        'approve',
+        'decline',
+        'insufficientFunds',
+        'threeDsPass',
+        'threeDsFail',
+        'shortBlock',
+      ),
+      via: fc.constantFrom('simulate' as const, 'form' as const),
+    })
+    .map((o) => new Pay(o)),
+  fc
+    .record({
+      pick: fc.nat(20),
+      method: fc.constantFrom(...SPOT_METHODS),
+      approve: fc.boolean(),
+      via: fc.constantFrom('simulate' as const, 'form' as const),
+    })
+    .map((o) => new PayBy(o)),
+  fc
+    .record({
+      pick: fc.nat(20),
+      card: fc.constantFrom<CardName>('approve', 'decline'),
+      via: fc.constant('simulate' as const),
+    })
+    .map((o) => new Pay(o)),
+  fc
+    .record({ pick: fc.nat(20), part: fc.constantFrom('full' as const, 'half' as const, 'cent' as const) })
+    .map((o) => new Cancel(o)),
   fc.record({ pick: fc.nat(20), part: fc.constantFrom('full' as const, 'half' as const) }).map((o) => new Complete(o)),
   fc.record({ pick: fc.nat(20) }).map((o) => new ChargeSavedCard(o)),
   fc.record({ pick: fc.nat(20) }).map((o) => new DeleteSavedCard(o)),
-  fc.tuple(fc.constantFrom(600, 3_600, 86_400, 3 * 86_400), fc.constantFrom('gateway' as const, 'merchant' as const)).map(([s, clock]) => new Advance(s, clock)),
+  fc
+    .tuple(fc.constantFrom(600, 3_600, 86_400, 3 * 86_400), fc.constantFrom('gateway' as const, 'merchant' as const))
+    .map(([s, clock]) => new Advance(s, clock)),
   fc.constant(new Restart()),
 ];

@@ -3,7 +3,15 @@
 // is shared with the gateway on purpose: when refund, void and completion are open
 // (rules/window.ts), so the API, the dashboard and this model cannot disagree about the window.
 import { operationWindow } from '../../payments/rules/window.ts';
-export type Status = 'Created' | 'Processing' | 'Succeeded' | 'Failed' | 'Expired' | 'WaitingConfirm' | 'Returned' | 'PartialReturned';
+export type Status =
+  | 'Created'
+  | 'Processing'
+  | 'Succeeded'
+  | 'Failed'
+  | 'Expired'
+  | 'WaitingConfirm'
+  | 'Returned'
+  | 'PartialReturned';
 
 export const MAX_ATTEMPTS = 3; // SPEC §6, KARIBCHE_MAX_ATTEMPTS default
 export const EXPIRATION_MINUTES = 15; // every model payment is created with it
@@ -67,7 +75,13 @@ export function expireDue(m: Model): void {
 /** Which of refund, void and completion the payment allows now: the gateway's one window function. */
 function windowOf(p: ModelPayment, nowMs: number, today: string) {
   return operationWindow(
-    { status: p.status, blockUntil: p.blockUntilMs === null ? null : new Date(p.blockUntilMs), transactionDay: p.paidDay, refundDays: [...p.cancelledOnDay], released: p.released },
+    {
+      status: p.status,
+      blockUntil: p.blockUntilMs === null ? null : new Date(p.blockUntilMs),
+      transactionDay: p.paidDay,
+      refundDays: [...p.cancelledOnDay],
+      released: p.released,
+    },
     new Date(nowMs),
     today,
   );
@@ -91,7 +105,12 @@ export function pay(p: ModelPayment, approved: boolean, day: string, nowMs: numb
 }
 
 /** What a cancel of `amount` (null: everything) does, or why it is refused (§7). */
-export function planCancel(p: ModelPayment, amount: number | null, today: string, nowMs: number): { ok: true; amount: number } | { ok: false } {
+export function planCancel(
+  p: ModelPayment,
+  amount: number | null,
+  today: string,
+  nowMs: number,
+): { ok: true; amount: number } | { ok: false } {
   const w = windowOf(p, nowMs, today);
   if (p.status === 'WaitingConfirm' ? w.void : w.refund) return { ok: false };
   const held = p.status === 'WaitingConfirm' ? p.amount : p.confirmed;
