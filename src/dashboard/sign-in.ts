@@ -9,7 +9,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERRORS } from '../errors/catalogue.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { checkCredentials, normaliseEmail } from '../merchants/users.ts';
+import { checkCredentials, normaliseEmail, type DashboardUser } from '../merchants/users.ts';
+import type { Reservation } from '../api/auth-failures.ts';
 import { fill } from '../web/html.ts';
 import { hmacToken, tokenMatches } from '../web/tokens.ts';
 import { DASHBOARD_OPERATION, checkCsrf, requireSession, sendPage, startPage, viewOf, type Dashboard } from './http.ts';
@@ -90,7 +91,7 @@ export function signInRoutes(scope: FastifyInstance, d: Dashboard): void {
       // The account's counter is keyed by the address as typed (normalised when it is one), so a
       // wrong email is throttled like a wrong password and tells nothing about which accounts exist.
       const normalised = normaliseEmail(email);
-      let reservation;
+      let reservation: Reservation;
       try {
         reservation = await d.failures.reserve(normalised ?? email.toLowerCase(), request.ip);
       } catch (err) {
@@ -107,7 +108,7 @@ export function signInRoutes(scope: FastifyInstance, d: Dashboard): void {
           429,
         );
       }
-      let user;
+      let user: DashboardUser | null;
       try {
         user = await checkCredentials(d.s.db, normalised, String(form.password ?? '').slice(0, 200));
       } catch (err) {
@@ -121,7 +122,7 @@ export function signInRoutes(scope: FastifyInstance, d: Dashboard): void {
       }
       await d.failures.succeeded(reservation);
       const merchant = await d.s.merchants.byId(user.clientId);
-      if (!merchant || merchant.status !== 'active')
+      if (merchant?.status !== 'active')
         return render(request, reply, { email, next, message: { kind: 'bad', text: t.suspended } }, 403);
       reply.setCookie(SESSION_COOKIE, await d.sessions.start(user.id), d.cookie);
       await d.failures.prune(); // sign-ins carry the housekeeping of their counters (and sessions.start of sessions)

@@ -164,22 +164,32 @@ export function checkCreatePayment(input: CreatePaymentInput, ctx: RuleContext):
   let methods: number[] = [];
   if (explicit) {
     const seen = new Set<number>();
-    input.methods!.forEach((m, i) => {
+    for (const [i, m] of input.methods!.entries()) {
       const field = `methods[${i}]`;
-      if (seen.has(m)) return v.add(field, `duplicates method ${m}`);
+      if (seen.has(m)) {
+        v.add(field, `duplicates method ${m}`);
+        continue;
+      }
       seen.add(m);
-      if (m === METHOD.savedCard)
-        return v.add(
-          field,
-          `method ${m} (saved card) is not accepted here; charge saved cards with /payments/execution`,
-        );
-      if (!isCheckoutMethod(m)) return v.add(field, 'is not a known method code');
-      if (!merchant.methods.includes(m))
-        return v.add(field, `method ${m} is not enabled for this merchant`, ERRORS.methodNotEnabled);
+      if (m === METHOD.savedCard) {
+        v.add(field, `method ${m} (saved card) is not accepted here; charge saved cards with /payments/execution`);
+        continue;
+      }
+      if (!isCheckoutMethod(m)) {
+        v.add(field, 'is not a known method code');
+        continue;
+      }
+      if (!merchant.methods.includes(m)) {
+        v.add(field, `method ${m} is not enabled for this merchant`, ERRORS.methodNotEnabled);
+        continue;
+      }
       const refusal = methodRefusal(m, shape);
-      if (refusal) return v.add(field, refusal, ERRORS.methodRefused);
+      if (refusal) {
+        v.add(field, refusal, ERRORS.methodRefused);
+        continue;
+      }
       methods.push(m);
-    });
+    }
   } else {
     methods = defaultMethods(merchant.methods, shape);
   }
