@@ -1,6 +1,6 @@
 // What was thrown, as an error of the catalogue: the one classification every surface presents —
 // the API, sandbox and admin as problem JSON (problem.ts), the checkout and the dashboard as an
-// HTML page (web/error-page.ts). A GatewayError is already one; a request the framework could not
+// HTML page (html/error-page.ts). A GatewayError is already one; a request the framework could not
 // read (its schema, a body parser) becomes the catalogue's 4xx for it; a database outage or a
 // conflict PostgreSQL rolled back is `unavailable`; anything else is `internal`, logged here, its
 // message never shown.

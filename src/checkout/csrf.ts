@@ -2,7 +2,7 @@
 // and, in each form, an HMAC of that cookie and the payment. A forged form from another site has
 // neither the cookie nor a token that matches it.
 import { randomBytes } from 'node:crypto';
-import { hmacToken, tokenMatches } from '../web/tokens.ts';
+import { hmacToken, tokenMatches } from '../html/tokens.ts';
 
 export const CSRF_COOKIE = 'kb_csrf';
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { formatMinor } from '../payments/money.ts';
-import { formatAmount } from '../web/format.ts';
+import { formatAmount } from '../html/format.ts';
 import { decodeMemory, encodeMemory } from './form-memory.ts';
 import { brandCss, contrast } from './brand.ts';
 import { schemeOf } from './marks.ts';

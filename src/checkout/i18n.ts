@@ -1,8 +1,8 @@
 // Every text of the checkout page, in every language of the table (src/i18n/languages.ts; Georgian
 // is the bank's default). The dictionaries are a Record<Language, Texts>: a missing language or a
 // missing translation is a compile error. Texts both the checkout and the dashboard show come from
-// src/i18n/shared.ts. Texts with {placeholders} are filled by fill() (src/web/html.ts); amounts and
-// dates are formatted for the language by src/web/format.ts.
+// src/i18n/shared.ts. Texts with {placeholders} are filled by fill() (src/html/html.ts); amounts and
+// dates are formatted for the language by src/html/format.ts.
 import { DEFAULT_LANGUAGE, languageOf, type Language } from '../i18n/languages.ts';
 import { SHARED_TEXTS } from '../i18n/shared.ts';
 

@@ -3,10 +3,10 @@
 // sandbox hint box.
 import type { Merchant } from '../merchants/merchant.ts';
 import type { PaymentRow } from '../payments/row.ts';
-import { formatAmount, formatTime } from '../web/format.ts';
+import { formatAmount, formatTime } from '../html/format.ts';
 import type { FormMemory } from './form-memory.ts';
-import { html, type Html } from '../web/html.ts';
-import { languageSwitch, type LanguageLink } from '../web/language-switch.ts';
+import { html, type Html } from '../html/html.ts';
+import { languageSwitch, type LanguageLink } from '../html/language-switch.ts';
 import type { Texts } from './i18n.ts';
 import { acceptedMarks, icon, type IconName } from './marks.ts';
 

@@ -1,7 +1,7 @@
 // The card schemes the checkout recognises, and every picture on the page: scheme marks, wallet
 // marks, method and status icons. All are inline SVG of our own drawing (no third-party logo files,
 // no external requests); they use presentation attributes only, which the page's CSP allows.
-import { html, trusted, type Html } from '../web/html.ts';
+import { html, trusted, type Html } from '../html/html.ts';
 
 export interface Scheme {
   id: 'visa' | 'mastercard' | 'amex';

@@ -22,11 +22,11 @@ import { forRequest, type Services } from '../services.ts';
 import { brandCss } from './brand.ts';
 import { CSRF_COOKIE, csrfToken, csrfValid, newCsrfCookie, qrToken } from './csrf.ts';
 import { FORM_COOKIE, FORM_COOKIE_SECONDS, decodeMemory, encodeMemory, type FormMemory } from './form-memory.ts';
-import { serveAssets } from '../web/assets.ts';
-import { pageCsp } from '../web/csp.ts';
-import { sendErrorPage, type ErrorPageSurface } from '../web/error-page.ts';
-import { addressIn, languageLinks } from '../web/language-switch.ts';
-import { headerSafeOrigin, headerSafeUrl } from '../web/location.ts';
+import { serveAssets } from '../html/assets.ts';
+import { pageCsp } from '../html/csp.ts';
+import { sendErrorPage, type ErrorPageSurface } from '../html/error-page.ts';
+import { addressIn, languageLinks } from '../html/language-switch.ts';
+import { headerSafeOrigin, headerSafeUrl } from '../html/location.ts';
 import { BankAppParams, CheckoutForm, PageQuery, PaymentParams } from './schemas.ts';
 import { texts, type Texts } from './i18n.ts';
 import { schemeOf } from './marks.ts';
@@ -62,7 +62,7 @@ function wording(t: Texts, error: GatewayError): { title: string; text: string }
 
 /**
  * HTML everywhere under /checkout, whatever went wrong: a customer never sees JSON. The one error
- * page (web/error-page.ts) with the checkout's words and layout, in the language the address asks
+ * page (html/error-page.ts) with the checkout's words and layout, in the language the address asks
  * for; its own policy (the API's would block the stylesheet), without upgrade-insecure-requests:
  * the page only loads relative URLs, which already use the page's scheme.
  */

@@ -1,12 +1,12 @@
 // The checkout's pages. Pure functions of the payment, the merchant and the texts.
-import { headerSafeUrl } from '../web/location.ts';
+import { headerSafeUrl } from '../html/location.ts';
 import type { PaymentRow } from '../payments/row.ts';
 import { STATUS } from '../payments/state-machine.ts';
-import { formatDate, formatTime } from '../web/format.ts';
-import { fill, html, type Html } from '../web/html.ts';
-import type { LanguageLink } from '../web/language-switch.ts';
+import { formatDate, formatTime } from '../html/format.ts';
+import { fill, html, type Html } from '../html/html.ts';
+import type { LanguageLink } from '../html/language-switch.ts';
 import { resultText, type Texts } from './i18n.ts';
-import { field } from '../web/fields.ts';
+import { field } from '../html/fields.ts';
 import {
   base,
   hiddenFields,

@@ -12,7 +12,7 @@ import { unkeyed } from '../idempotency/unit-of-work.ts';
 import { rotateMerchantSigningSecret } from '../merchants/rotation.ts';
 import { changeOwnSettings, type MerchantEditable } from '../merchants/self-service.ts';
 import type { Merchant } from '../merchants/merchant.ts';
-import { fill } from '../web/html.ts';
+import { fill } from '../html/html.ts';
 import {
   accountOf,
   checkCsrf,

@@ -8,7 +8,7 @@ import type { GatewayError } from '../errors/gateway-error.ts';
 import { createApiKey, deleteApiKey, listApiKeys } from '../merchants/api-keys.ts';
 import { rotateMerchantClientSecret } from '../merchants/rotation.ts';
 import { listRequests } from '../requests/list.ts';
-import { fill } from '../web/html.ts';
+import { fill } from '../html/html.ts';
 import {
   accountOf,
   checkCsrf,

@@ -1,6 +1,6 @@
 // The dashboard's HTTP plumbing: its language (the browser's Accept-Language until the user chooses
 // with ?lang=, a choice remembered in a cookie), the session a page needs (else the sign-in page),
-// the CSRF check of every form, and its words and layout for the one error page (web/error-page.ts)
+// the CSRF check of every form, and its words and layout for the one error page (html/error-page.ts)
 // — never JSON, never a 5xx for a client's mistake.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthFailures } from '../api/auth-failures.ts';
@@ -10,10 +10,10 @@ import { ERRORS, type Operation } from '../errors/catalogue.ts';
 import { gatewayError, isGatewayError, type GatewayError } from '../errors/gateway-error.ts';
 import { fromAcceptLanguage, isLanguage, type Language } from '../i18n/languages.ts';
 import type { Services } from '../services.ts';
-import { sendErrorPage } from '../web/error-page.ts';
-import { html } from '../web/html.ts';
-import { addressIn, languageLinks } from '../web/language-switch.ts';
-import { hmacToken, tokenMatches } from '../web/tokens.ts';
+import { sendErrorPage } from '../html/error-page.ts';
+import { html } from '../html/html.ts';
+import { addressIn, languageLinks } from '../html/language-switch.ts';
+import { hmacToken, tokenMatches } from '../html/tokens.ts';
 import { texts, type Texts } from './i18n.ts';
 import { SESSION_COOKIE, type ActiveSession, type Sessions } from './sessions.ts';
 import { messagePage, notice, problemBox, type Account, type Problem, type View } from './views/layout.ts';
@@ -184,7 +184,7 @@ function errorPage(d: Dashboard, shown: CatalogueError, request: FastifyRequest)
 }
 
 /**
- * The error handler of every dashboard route: the one error page (web/error-page.ts) with the
+ * The error handler of every dashboard route: the one error page (html/error-page.ts) with the
  * dashboard's words, whatever went wrong. A client's mistake (a malformed form, a forged or stale
  * form, too many attempts) keeps its 4xx status; a database outage or a conflict PostgreSQL rolled
  * back is a 503; anything else a 500 (logged, as conflicts are).

@@ -1,7 +1,7 @@
 // Every text of the merchant dashboard, in every language of the table (src/i18n/languages.ts). The
 // dictionaries are a Record<Language, Texts>: a missing language or translation is a compile error.
 // Texts the checkout shows too come from src/i18n/shared.ts. Texts with {placeholders} are filled by
-// fill() / fillHtml() (src/web/html.ts). Messages of the API's rules (a refused refund, an invalid
+// fill() / fillHtml() (src/html/html.ts). Messages of the API's rules (a refused refund, an invalid
 // URL) are shown as the API words them, in English, marked lang="en".
 import { DEFAULT_LANGUAGE, isLanguage, type Language } from '../i18n/languages.ts';
 import { SHARED_TEXTS } from '../i18n/shared.ts';

@@ -1,6 +1,6 @@
 // /docs/errors: every error of the catalogue, one table per operation, each row anchored by its
 // systemCode (a problem's `type` is /docs/errors#<systemCode>).
-import { escape } from '../web/html.ts';
+import { escape } from '../html/html.ts';
 import { catalogue, type Operation } from '../errors/catalogue.ts';
 
 export function errorsBody(): { html: string; toc: { id: string; text: string }[] } {

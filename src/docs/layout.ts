@@ -3,7 +3,7 @@
 // Markdown twin and its other language. One stylesheet and one script of our own (docs.js: the
 // search box and the code blocks' copy buttons; the pages read the same without it).
 import type { DocPage } from './files.ts';
-import { escape } from '../web/html.ts';
+import { escape } from '../html/html.ts';
 
 export const DOCS_CSS_PATH = '/docs/assets/docs.css';
 export const DOCS_JS_PATH = '/docs/assets/docs.js';

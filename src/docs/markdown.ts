@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Marked, type Tokens } from 'marked';
 import { getHeadingList, gfmHeadingId } from 'marked-gfm-heading-id';
-import { escape } from '../web/html.ts';
+import { escape } from '../html/html.ts';
 
 export interface Rendered {
   html: string;

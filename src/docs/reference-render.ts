@@ -1,6 +1,6 @@
 // The API reference model (reference.ts) as the /docs/api page and as its Markdown twin /docs/api.md.
 import { Marked } from 'marked';
-import { escape } from '../web/html.ts';
+import { escape } from '../html/html.ts';
 import {
   CREDENTIAL_HEADERS,
   VARIABLES,

@@ -11,7 +11,7 @@
 // under their own Content-Security-Policy: our stylesheet, images and script, nothing external.
 import fs from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { escape } from '../web/html.ts';
+import { escape } from '../html/html.ts';
 import { errorsBody } from './errors-page.ts';
 import { docsDirectory, loadPages, loadStaticFiles, type DocPage } from './files.ts';
 import { DOCS_CSP, DOCS_CSS_PATH, DOCS_JS_PATH, REFERENCE_LINKS, SEARCH_INDEX_PATH, page } from './layout.ts';

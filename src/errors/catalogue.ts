@@ -46,7 +46,7 @@ const POST_OPERATIONS: readonly Operation[] = [
   'callbacks',
   'api-keys',
 ];
-/** The pages a person reads (web/error-page.ts shows these errors as a page in the surface's words). */
+/** The pages a person reads (html/error-page.ts shows these errors as a page in the surface's words). */
 const PAGE_OPERATIONS: readonly Operation[] = ['checkout', 'dashboard'];
 const BODY_OPERATIONS: readonly Operation[] = [
   'access-token',

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TEXTS as CHECKOUT } from '../checkout/i18n.ts';
 import { TEXTS as DASHBOARD } from '../dashboard/i18n.ts';
-import { addressIn, languageLinks, languageSwitch } from '../web/language-switch.ts';
+import { addressIn, languageLinks, languageSwitch } from '../html/language-switch.ts';
 import {
   DEFAULT_LANGUAGE,
   LANGUAGE_INFO,

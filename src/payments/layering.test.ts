@@ -8,7 +8,7 @@ import { OPERATIONS } from '../errors/catalogue.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const DOMAIN = ['payments', 'callbacks', 'acquirer', 'idempotency'];
-const HTTP_LAYERS = ['api', 'checkout', 'dashboard', 'admin', 'sandbox', 'web'];
+const HTTP_LAYERS = ['api', 'checkout', 'dashboard', 'admin', 'sandbox', 'html'];
 
 function sources(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })

@@ -2,8 +2,8 @@
 import { BANK_USERS } from '../../acquirer/simulation/bank-users.ts';
 import { DELAYED_OUTCOME_MINUTES } from '../../acquirer/simulation/test-cards.ts';
 import { POLICY } from '../../payments/rules/policy.ts';
-import { field } from '../../web/fields.ts';
-import { fill, html, type Html } from '../../web/html.ts';
+import { field } from '../../html/fields.ts';
+import { fill, html, type Html } from '../../html/html.ts';
 import { resultText } from '../i18n.ts';
 import { base, hiddenFields, notice, sandboxBox, type PageContext } from '../layout.ts';
 import { icon } from '../marks.ts';

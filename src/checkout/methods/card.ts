@@ -1,8 +1,8 @@
 // The card form (5): number, expiry, security code, holder; the sandbox's test cards below it.
 import type { CardField } from '../../payments/card.ts';
 import { POLICY } from '../../payments/rules/policy.ts';
-import { field } from '../../web/fields.ts';
-import { html, type Html } from '../../web/html.ts';
+import { field } from '../../html/fields.ts';
+import { html, type Html } from '../../html/html.ts';
 import { base, hiddenFields, money, notice, sandboxBox, type PageContext } from '../layout.ts';
 import { fieldMarks, icon } from '../marks.ts';
 import type { CheckoutMethod, PanelState } from './method.ts';

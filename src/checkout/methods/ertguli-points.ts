@@ -1,5 +1,5 @@
 // Ertguli loyalty points (6): the customer spends points on the purchase, or cancels.
-import { fill, html, type Html } from '../../web/html.ts';
+import { fill, html, type Html } from '../../html/html.ts';
 import { base, hiddenFields, money, sandboxBox, type PageContext } from '../layout.ts';
 import { icon } from '../marks.ts';
 import type { CheckoutMethod } from './method.ts';

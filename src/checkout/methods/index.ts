@@ -2,7 +2,7 @@
 // the table is a Record over MethodCode, so a method added there is a compile error here until it
 // has its page (or says it has none). Tests may register a throwaway method's page beside them.
 import { methodLabel, type MethodCode } from '../../payments/methods/index.ts';
-import type { Html } from '../../web/html.ts';
+import type { Html } from '../../html/html.ts';
 import type { Texts } from '../i18n.ts';
 import { icon } from '../marks.ts';
 import { applePayCheckout } from './apple-pay.ts';

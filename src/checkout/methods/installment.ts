@@ -1,6 +1,6 @@
 // The installment application (8): the products, the term, apply or cancel.
 import { ceilDiv } from '../../payments/money.ts';
-import { fill, html, type Html } from '../../web/html.ts';
+import { fill, html, type Html } from '../../html/html.ts';
 import { base, hiddenFields, money, sandboxBox, type PageContext } from '../layout.ts';
 import { icon } from '../marks.ts';
 import type { CheckoutMethod, PanelState } from './method.ts';

@@ -5,7 +5,7 @@ import type { Static } from 'typebox';
 import { LANGUAGES, type Language } from '../../i18n/languages.ts';
 import type { ChoiceInput } from '../../payments/customer-choice.ts';
 import type { PaymentRow } from '../../payments/row.ts';
-import type { Html } from '../../web/html.ts';
+import type { Html } from '../../html/html.ts';
 import type { Texts } from '../i18n.ts';
 import type { PageContext } from '../layout.ts';
 import type { CheckoutForm } from '../schemas.ts';

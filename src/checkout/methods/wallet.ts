@@ -1,6 +1,6 @@
 // The wallet sheet shared by Apple Pay and Google Pay: the card in the device, the shop, the total.
 import { methodLabel } from '../../payments/methods/index.ts';
-import { fill, fillHtml, html, type Html } from '../../web/html.ts';
+import { fill, fillHtml, html, type Html } from '../../html/html.ts';
 import { base, hiddenFields, money, sandboxBox, type PageContext } from '../layout.ts';
 import { schemeMark, SCHEMES, walletGlyph, walletMark, type Wallet } from '../marks.ts';
 import { languageOf, type CheckoutMethod } from './method.ts';

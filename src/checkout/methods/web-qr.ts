@@ -1,7 +1,7 @@
 // The Web QR panel (4): a code the customer scans with the banking app (in the sandbox, the
 // checkout's /qr page stands in for the app); the page waits for the app's answer.
 import QRCode from 'qrcode';
-import { fill, html, trusted, type Html } from '../../web/html.ts';
+import { fill, html, trusted, type Html } from '../../html/html.ts';
 import { qrToken } from '../csrf.ts';
 import { base, money, sandboxBox, type PageContext } from '../layout.ts';
 import { icon } from '../marks.ts';

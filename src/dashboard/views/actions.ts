@@ -3,8 +3,8 @@
 import type { PaymentRow } from '../../payments/row.ts';
 import { formatMinor } from '../../payments/money.ts';
 import { returnable } from '../../payments/rules/cancel.ts';
-import { field } from '../../web/fields.ts';
-import { fill, html, type Html } from '../../web/html.ts';
+import { field } from '../../html/fields.ts';
+import { fill, html, type Html } from '../../html/html.ts';
 import type { Texts } from '../i18n.ts';
 import { csrfField, fieldErrors, money, page, problemBox, type Problem, type View } from './layout.ts';
 import type { Action } from './payment.ts';

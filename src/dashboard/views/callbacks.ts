@@ -4,8 +4,8 @@
 import { callbackId } from '../../callbacks/ids.ts';
 import type { ProblemDelivery } from '../../callbacks/problem-store.ts';
 import type { Merchant } from '../../merchants/merchant.ts';
-import { field, selectField } from '../../web/fields.ts';
-import { fill, html, type Html } from '../../web/html.ts';
+import { field, selectField } from '../../html/fields.ts';
+import { fill, html, type Html } from '../../html/html.ts';
 import { named } from '../i18n.ts';
 import {
   code,

@@ -1,6 +1,6 @@
 // The confirmation step of an action that cannot be taken back (a secret rotation, a key's
 // revocation): what will happen, and one button that does it. Works without a script.
-import { html } from '../../web/html.ts';
+import { html } from '../../html/html.ts';
 import { csrfField, page, type Section, type View } from './layout.ts';
 
 export interface ConfirmStep {

@@ -2,8 +2,8 @@
 // rotation, and the request log of the merchant API.
 import type { ApiKeyInfo } from '../../merchants/api-key-store.ts';
 import type { RequestRow } from '../../requests/store.ts';
-import { field } from '../../web/fields.ts';
-import { fill, html, type Html } from '../../web/html.ts';
+import { field } from '../../html/fields.ts';
+import { fill, html, type Html } from '../../html/html.ts';
 import {
   breakablePath,
   code,

@@ -3,10 +3,10 @@
 // shows a refusal exactly as the API words it, tables, definition lists, amounts and times.
 import { dateFormat } from '../../clock.ts';
 import type { Merchant } from '../../merchants/merchant.ts';
-import { formatAmount } from '../../web/format.ts';
+import { formatAmount } from '../../html/format.ts';
 import type { PaymentRow } from '../../payments/row.ts';
-import { fill, html, type Html } from '../../web/html.ts';
-import { languageSwitch, type LanguageLink } from '../../web/language-switch.ts';
+import { fill, html, type Html } from '../../html/html.ts';
+import { languageSwitch, type LanguageLink } from '../../html/language-switch.ts';
 import { named, type Texts } from '../i18n.ts';
 
 export type Section = 'payments' | 'callbacks' | 'developers' | 'settings';

@@ -8,7 +8,7 @@ import type { PaymentDetails } from '../../payments/details.ts';
 import type { PaymentRow } from '../../payments/row.ts';
 import type { SavedCardRow } from '../../payments/saved-cards.ts';
 import type { OperationRecord, PaymentEvent } from '../../payments/store.ts';
-import { fill, html, type Html } from '../../web/html.ts';
+import { fill, html, type Html } from '../../html/html.ts';
 import { named } from '../i18n.ts';
 import {
   code,

@@ -4,8 +4,8 @@ import { CURRENCIES } from '../../payments/methods.ts';
 import type { PaymentRow } from '../../payments/row.ts';
 import { formEcho } from '../../payments/rules/customer.ts';
 import { STATUSES } from '../../payments/state-machine.ts';
-import { field, selectField } from '../../web/fields.ts';
-import { html, type Html } from '../../web/html.ts';
+import { field, selectField } from '../../html/fields.ts';
+import { html, type Html } from '../../html/html.ts';
 import { named } from '../i18n.ts';
 import {
   code,

@@ -1,8 +1,8 @@
 // The settings page: what the merchant may change of how its shop looks on the checkout (name,
 // logo, brand colour), and what the operator decides, shown read-only.
 import type { Merchant } from '../../merchants/merchant.ts';
-import { field, shownValue } from '../../web/fields.ts';
-import { html, type Html } from '../../web/html.ts';
+import { field, shownValue } from '../../html/fields.ts';
+import { html, type Html } from '../../html/html.ts';
 import { csrfField, fieldErrors, page, pairs, problemBox, type Problem, type View } from './layout.ts';
 import { methodLabel } from '../../payments/methods/index.ts';
 

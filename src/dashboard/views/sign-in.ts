@@ -1,7 +1,7 @@
 // The sign-in page: email, password, and what happened last (a wrong password, a lockout, the end
 // of a session, a sign-out).
-import { field } from '../../web/fields.ts';
-import { html, type Html } from '../../web/html.ts';
+import { field } from '../../html/fields.ts';
+import { html, type Html } from '../../html/html.ts';
 import { page, type View } from './layout.ts';
 
 export interface SignInState {

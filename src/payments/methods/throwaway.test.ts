@@ -21,7 +21,7 @@ import {
   payOnCheckout,
   paymentOffering,
 } from '../../testing/method-surfaces.ts';
-import { html } from '../../web/html.ts';
+import { html } from '../../html/html.ts';
 import { checkoutMethods } from '../methods.ts';
 import { methodOf, registerMethod } from './index.ts';
 import { defineMethod, spotAnswer, type MethodTraits } from './method.ts';
