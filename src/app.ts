@@ -4,7 +4,7 @@ import { installRequestLog } from './api/request-log-hooks.ts';
 import { requestLogRoutes } from './api/routes/request-log.ts';
 import { callbackProblemRoutes } from './api/routes/callback-problems.ts';
 import { eventRoutes } from './api/routes/events.ts';
-import { EventHub } from './events/hub.ts';
+import { EventHub } from './feed/hub.ts';
 import { AccessLog } from './ops/access-log.ts';
 import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';

@@ -5,10 +5,10 @@
 import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { positionOf } from '../events/feed.ts';
-import type { EventHub } from '../events/hub.ts';
-import { formatPosition, type FeedPosition } from '../events/position.ts';
-import { selectFeed, type FeedRow } from '../events/store.ts';
+import { positionOf } from '../feed/feed.ts';
+import type { EventHub } from '../feed/hub.ts';
+import { formatPosition, type FeedPosition } from '../feed/position.ts';
+import { selectFeed, type FeedRow } from '../feed/store.ts';
 import type { Db } from '../store/db.ts';
 
 export interface EventStreamDeps {
