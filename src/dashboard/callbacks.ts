@@ -1,11 +1,11 @@
 // The callbacks page. Addresses and the default URL change through changeOwnSettings (the operator
 // API's rules, under the merchant's row lock); the problem list and bulk redelivery are the API's
-// listProblemCallbacks / redeliverProblems; the test callback is sendTestCallback (in production
+// listFailedDeliveries / redeliverFailedDeliveries; the test callback is sendTestCallback (in production
 // too: it goes through the production address guard like every callback, and only to a registered
 // address); the signing secret rotates as from the operator API, with the same 24 h grace.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { listProblemCallbacks, redeliverProblems } from '../callbacks/problems.ts';
+import { listFailedDeliveries, redeliverFailedDeliveries } from '../callbacks/failed-deliveries.ts';
 import { sendTestCallback } from '../callbacks/test-callback.ts';
 import type { GatewayError } from '../errors/gateway-error.ts';
 import { unkeyed } from '../idempotency/unit-of-work.ts';
@@ -56,7 +56,7 @@ export function callbackPages(scope: FastifyInstance, d: Dashboard): void {
     list: { state?: string; cursor?: string } = {},
   ) {
     const merchant = (await s.merchants.byId(accountOf(request).merchant.clientId)) ?? accountOf(request).merchant; // as changed just now
-    const found = await listProblemCallbacks(s, merchant.clientId, {
+    const found = await listFailedDeliveries(s, merchant.clientId, {
       state: list.state,
       cursor: list.cursor,
       limit: '50',
@@ -156,7 +156,7 @@ export function callbackPages(scope: FastifyInstance, d: Dashboard): void {
     if (!body.state && !ids.length) return render(request, reply, { notice: notice('bad', t.noneSelected) }, 400);
     return orRefusal(
       async () => {
-        const r = await redeliverProblems(
+        const r = await redeliverFailedDeliveries(
           s,
           accountOf(request).merchant,
           body.state ? { state: body.state } : { callbackIds: ids },

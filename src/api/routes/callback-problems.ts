@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { callbackId } from '../../callbacks/ids.ts';
-import { MAX_BULK, listProblemCallbacks, redeliverProblems, type BulkRedelivery } from '../../callbacks/problems.ts';
+import { MAX_BULK, listFailedDeliveries, redeliverFailedDeliveries, type BulkRedelivery } from '../../callbacks/failed-deliveries.ts';
 import type { Services } from '../../services.ts';
 import { merchantAuth } from '../auth.ts';
 import { EXAMPLES } from '../examples.ts';
@@ -71,7 +71,7 @@ export function callbackProblemRoutes(scope: FastifyInstance, s: Services, hide:
       },
     },
     async (request) => {
-      const page = await listProblemCallbacks(s, request.merchant.clientId, request.query);
+      const page = await listFailedDeliveries(s, request.merchant.clientId, request.query);
       return {
         nextCursor: page.nextCursor,
         items: page.items.map((d) => ({
@@ -111,7 +111,7 @@ export function callbackProblemRoutes(scope: FastifyInstance, s: Services, hide:
         request,
         reply,
         async (uow) => {
-          const r = await redeliverProblems(s, request.merchant, request.body, uow);
+          const r = await redeliverFailedDeliveries(s, request.merchant, request.body, uow);
           s.callbacks.nudge();
           return r;
         },

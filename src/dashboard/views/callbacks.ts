@@ -2,7 +2,7 @@
 // failed and undeliverable callbacks across payments with bulk redelivery, a test callback, and the
 // rotation of the signing secret.
 import { callbackId } from '../../callbacks/ids.ts';
-import type { ProblemDelivery } from '../../callbacks/problem-store.ts';
+import type { FailedDelivery } from '../../callbacks/failed-delivery-store.ts';
 import type { Merchant } from '../../merchants/merchant.ts';
 import { field, selectField } from '../../html/fields.ts';
 import { fill, html, type Html } from '../../html/html.ts';
@@ -22,7 +22,7 @@ import {
 
 export interface CallbacksState {
   merchant: Merchant;
-  problems: ProblemDelivery[];
+  problems: FailedDelivery[];
   nextCursor: string | null;
   /** The state filter of the list ('' for both). */
   state: string;

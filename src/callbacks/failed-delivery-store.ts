@@ -3,21 +3,21 @@
 import type { Queryable } from '../store/db.ts';
 import type { DeliveryRow } from './store.ts';
 
-export const PROBLEM_STATES = ['failed', 'undeliverable'] as const;
-export type ProblemState = (typeof PROBLEM_STATES)[number];
+export const FAILED_DELIVERY_STATES = ['failed', 'undeliverable'] as const;
+export type FailedDeliveryState = (typeof FAILED_DELIVERY_STATES)[number];
 
-export interface ProblemDelivery extends DeliveryRow {
+export interface FailedDelivery extends DeliveryRow {
   pay_id: string;
 }
 
-export async function selectProblemDeliveries(
+export async function selectFailedDeliveries(
   q: Queryable,
   clientId: string,
-  states: readonly ProblemState[],
+  states: readonly FailedDeliveryState[],
   beforeEventId: number | null,
   limit: number,
-): Promise<ProblemDelivery[]> {
-  const { rows } = await q.query<ProblemDelivery>(
+): Promise<FailedDelivery[]> {
+  const { rows } = await q.query<FailedDelivery>(
     `SELECT d.*, e.status AS event_status FROM callback_deliveries d JOIN payment_events e ON e.id = d.event_id
      WHERE d.client_id = $1 AND d.status = ANY($2::text[]) AND ($3::bigint IS NULL OR d.event_id < $3)
      ORDER BY d.event_id DESC LIMIT $4`,
@@ -27,10 +27,10 @@ export async function selectProblemDeliveries(
 }
 
 /** Problem deliveries to redeliver, locked, with where their payment wants callbacks now. */
-export async function lockProblemDeliveries(
+export async function lockFailedDeliveries(
   q: Queryable,
   clientId: string,
-  by: { eventIds: readonly number[] } | { states: readonly ProblemState[] },
+  by: { eventIds: readonly number[] } | { states: readonly FailedDeliveryState[] },
   limit: number,
 ): Promise<{ event_id: number; callback_url: string | null }[]> {
   const [cond, arg] =

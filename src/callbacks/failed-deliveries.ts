@@ -8,12 +8,12 @@ import type { Clock } from '../clock.ts';
 import type { Db } from '../store/db.ts';
 import { callbackId } from './ids.ts';
 import {
-  PROBLEM_STATES,
-  lockProblemDeliveries,
-  selectProblemDeliveries,
-  type ProblemDelivery,
-  type ProblemState,
-} from './problem-store.ts';
+  FAILED_DELIVERY_STATES,
+  lockFailedDeliveries,
+  selectFailedDeliveries,
+  type FailedDelivery,
+  type FailedDeliveryState,
+} from './failed-delivery-store.ts';
 import { callbackTarget } from './addresses.ts';
 import { rescheduleDelivery } from './store.ts';
 
@@ -27,10 +27,10 @@ const parseCallbackId = (id: string) => {
   return m ? Number(m[1]) : null;
 };
 
-function parseStates(v: Violations, raw: unknown): ProblemState[] {
-  if (raw === undefined || raw === '') return [...PROBLEM_STATES];
-  if ((PROBLEM_STATES as readonly string[]).includes(String(raw))) return [raw as ProblemState];
-  v.add('state', `must be one of ${PROBLEM_STATES.join(', ')}`);
+function parseStates(v: Violations, raw: unknown): FailedDeliveryState[] {
+  if (raw === undefined || raw === '') return [...FAILED_DELIVERY_STATES];
+  if ((FAILED_DELIVERY_STATES as readonly string[]).includes(String(raw))) return [raw as FailedDeliveryState];
+  v.add('state', `must be one of ${FAILED_DELIVERY_STATES.join(', ')}`);
   return [];
 }
 
@@ -40,11 +40,11 @@ export interface ProblemQuery {
   cursor?: string;
 }
 
-export async function listProblemCallbacks(
+export async function listFailedDeliveries(
   s: { db: Db },
   clientId: string,
   qs: ProblemQuery,
-): Promise<{ items: ProblemDelivery[]; nextCursor: string | null }> {
+): Promise<{ items: FailedDelivery[]; nextCursor: string | null }> {
   const v = new Violations();
   const states = parseStates(v, qs.state);
   const limit = qs.limit === undefined || qs.limit === '' ? 20 : Number(qs.limit);
@@ -53,7 +53,7 @@ export async function listProblemCallbacks(
   const before = qs.cursor ? parseCallbackId(qs.cursor) : null;
   if (qs.cursor && before === null) v.add('cursor', 'is not a cursor returned by this endpoint');
   v.throwIfAny();
-  const rows = await selectProblemDeliveries(s.db, clientId, states, before, limit + 1);
+  const rows = await selectFailedDeliveries(s.db, clientId, states, before, limit + 1);
   const items = rows.slice(0, limit);
   return { items, nextCursor: rows.length > limit ? callbackId(items[items.length - 1]!.event_id) : null };
 }
@@ -70,7 +70,7 @@ export interface BulkRedelivery {
 }
 
 /** Parses the body first so a bad one changes nothing; then one transaction reschedules them all. */
-export async function redeliverProblems(
+export async function redeliverFailedDeliveries(
   s: { db: Db; clock: Clock },
   merchant: Merchant,
   body: BulkRedeliverBody,
@@ -91,7 +91,7 @@ export async function redeliverProblems(
   v.throwIfAny();
   return uow.finish(async (q) => {
     const by = ids ? { eventIds: ids.map((id) => parseCallbackId(id)!) } : { states };
-    const rows = await lockProblemDeliveries(q, merchant.clientId, by, MAX_BULK);
+    const rows = await lockFailedDeliveries(q, merchant.clientId, by, MAX_BULK);
     const now = s.clock.forMerchant(merchant.clientId).now();
     const items = [];
     for (const r of rows)
