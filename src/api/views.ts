@@ -3,7 +3,7 @@
 import type { CreatedPayment } from '../payments/create-payment.ts';
 import type { PaymentDetails } from '../payments/details.ts';
 import { toJsonAmount } from '../payments/money.ts';
-import type { OperationOutcome } from '../payments/operations.ts';
+import type { OperationOutcome } from '../payments/cancel-and-complete.ts';
 import { STATUS } from '../payments/state-machine.ts';
 
 export interface Link {

@@ -11,7 +11,7 @@ import type { Static } from 'typebox';
 import { ERRORS } from '../errors/catalogue.ts';
 import { GatewayError, gatewayError } from '../errors/gateway-error.ts';
 import { requestHash, runOnce, type Once } from '../idempotency/once.ts';
-import { cancelPayment, completePayment, type OperationOutcome } from '../payments/operations.ts';
+import { cancelPayment, completePayment, type OperationOutcome } from '../payments/cancel-and-complete.ts';
 import type { PaymentRow } from '../payments/row.ts';
 import { checkCancelRequest, checkCompletionRequest, type CancelRequest } from '../payments/rules/cancel.ts';
 import { merchantPaymentRow } from '../payments/get-payment.ts';

@@ -5,7 +5,7 @@ import type { AttemptRow, DeliveryRow } from '../callbacks/store.ts';
 import { selectDeliveries } from '../callbacks/store.ts';
 import type { Queryable } from '../store/db.ts';
 import type { PaymentDeps } from './deps.ts';
-import { windowOf } from './operations.ts';
+import { windowOf } from './cancel-and-complete.ts';
 import type { PaymentRow } from './row.ts';
 import type { OperationWindow } from './rules/window.ts';
 import { selectSavedCard, type SavedCardRow } from './saved-cards.ts';

@@ -9,7 +9,7 @@
 // has no final answer yet: asked again next round) or `failed` (an error: next round too).
 import { reconcileAttempt } from './attempt.ts';
 import type { PaymentDeps } from './deps.ts';
-import { reconcileOperation } from './operations.ts';
+import { reconcileOperation } from './cancel-and-complete.ts';
 import type { Status } from './state-machine.ts';
 import { selectPaymentById, selectStuckOperations, selectStuckProcessing, type StuckPayment } from './store.ts';
 

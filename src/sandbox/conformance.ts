@@ -19,7 +19,7 @@ import type { PaymentDeps } from '../payments/deps.ts';
 import { randomHex } from '../payments/ids.ts';
 import { METHOD, methodRefusal, needsProducts } from '../payments/methods.ts';
 import { checkChoice } from '../payments/customer-choice.ts';
-import { cancelPayment, completePayment } from '../payments/operations.ts';
+import { cancelPayment, completePayment } from '../payments/cancel-and-complete.ts';
 import { selectPaymentById } from '../payments/store.ts';
 import type { Db } from '../store/db.ts';
 import {

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { PaymentDetails } from '../../payments/details.ts';
 import { deleteSavedCard, type DeletedCard } from '../../payments/delete-saved-card.ts';
 import { executeSavedCard } from '../../payments/execute-saved-card.ts';
-import { cancelPayment, completePayment, type OperationOutcome } from '../../payments/operations.ts';
+import { cancelPayment, completePayment, type OperationOutcome } from '../../payments/cancel-and-complete.ts';
 import { checkCancelRequest, checkCompletionRequest } from '../../payments/rules/cancel.ts';
 import { forRequest, type Services } from '../../services.ts';
 import { merchantAuth } from '../auth.ts';

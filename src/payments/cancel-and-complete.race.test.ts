@@ -30,7 +30,7 @@ for (const backend of backends) {
     // 50 ms at the acquirer keeps each operation in its Processing status long enough that the
     // racing requests really overlap (without it one can finish before the other starts).
     // The 50 racing refunds queue on the payment's row: on a loaded machine the last waits longer
-    // than the default 10 s and would rightly get 409 (tested in operations.test.ts); this suite is
+    // than the default 10 s and would rightly get 409 (tested in cancel-and-complete.test.ts); this suite is
     // about the outcome of the race, so it allows the longest wait.
     const env = { KARIBCHE_SIM_LATENCY_MS: '50', KARIBCHE_OPERATION_WAIT_MS: '120000' };
     before(async () => {

@@ -24,7 +24,7 @@ import {
   selectProcessingOperation,
   type OperationKind,
   type OperationRow,
-} from './operations-store.ts';
+} from './cancel-and-complete-store.ts';
 import { operationWindow, windowFacts, type OperationWindow } from './rules/window.ts';
 import { activateSavedCard } from './saved-cards.ts';
 import { STATUS, type Status } from './state-machine.ts';

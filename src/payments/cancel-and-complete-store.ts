@@ -1,4 +1,4 @@
-// SQL for the payment_operations rows of cancels and completions (operations.ts): one function per
+// SQL for the payment_operations rows of cancels and completions (cancel-and-complete.ts): one function per
 // statement. Each runs on the Queryable it is given, so it joins the caller's transaction (the
 // payment row locked, its event written by moveOne in the same transaction).
 import type { Queryable } from '../store/db.ts';
