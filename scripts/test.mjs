@@ -117,7 +117,9 @@ if (!only.length) {
 }
 run(process.execPath, ['--import', 'tsx', 'scripts/prepare-test-db.ts']);
 
-const files = only.length ? only : [...testFiles('src'), ...testFiles('bench'), ...testFiles('sdk')].sort();
+const files = only.length
+  ? only
+  : [...testFiles('src'), ...testFiles('test'), ...testFiles('bench'), ...testFiles('sdk')].sort();
 const concurrency = Number(process.env.KARIBCHE_TEST_CONCURRENCY ?? '3');
 const stopWatching = backends.includes('postgres') ? watchConnections() : null;
 const bundles = process.env.KARIBCHE_TEST_TSX ? null : await bundleTests(files);

@@ -1,5 +1,5 @@
 // The cluster as one object: bring it up, read its state, inject the faults the failover test uses
-// and heal them, tear it down. `npm run cluster -- …` (cli.ts) and src/reliability/failover.test.ts
+// and heal them, tear it down. `npm run cluster -- …` (cli.ts) and test/reliability/failover.test.ts
 // both drive it through these functions.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -1,7 +1,7 @@
 // The checkout page in a real browser: every method, 3-D Secure, retries, cancellations, expiry,
 // both languages, keyboard only, and without JavaScript. On the first backend it also walks every
-// page and state (page-tour.ts) in both languages: axe-core, one <h1>, Georgian throughout, page
-// weight, and screenshots at 1280 and 390 px into test-artifacts/screenshots/.
+// page and state (src/testing/checkout-page-tour.ts) in both languages: axe-core, one <h1>, Georgian
+// throughout, page weight, and screenshots at 1280 and 390 px into test-artifacts/screenshots/.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -12,7 +12,7 @@ import { selectPaymentById } from '../payments/store.ts';
 import { BACKENDS } from '../testing/databases.ts';
 import { SCREENSHOTS, launchBrowser, listeningGateway, screenshot } from '../testing/browser.ts';
 import { EVERYTHING, MerchantClient, accessToken, basicPayment, type TestGateway } from '../testing/harness.ts';
-import { MERCHANT_TEXTS, checkoutTour, type Lang } from './page-tour.ts';
+import { MERCHANT_TEXTS, checkoutTour, type Lang } from '../testing/checkout-page-tour.ts';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const WIDTHS = [1280, 390] as const;

@@ -12,7 +12,7 @@ import { verifyCallback } from '../../sdk/src/index.ts';
 import { freePort } from '../testing/browser.ts';
 import { BACKENDS, PGLITE_TEMPLATE, openTestDb, preparePgliteTemplate, type TestDb } from '../testing/databases.ts';
 import { startGatewayProcess, type GatewayProcess } from '../testing/process.ts';
-import { runCli, startCli } from './cli-process.ts';
+import { runCli, startCli } from '../testing/cli-process.ts';
 
 interface Demo {
   clientId: string;

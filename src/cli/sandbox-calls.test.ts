@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runCli } from './cli-process.ts';
+import { runCli } from '../testing/cli-process.ts';
 
 describe('karibche pay: admin token or merchant credentials', () => {
   const simulated: http.IncomingHttpHeaders[] = [];

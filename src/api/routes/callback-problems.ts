@@ -4,7 +4,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { callbackId } from '../../callbacks/ids.ts';
-import { MAX_BULK, listFailedDeliveries, redeliverFailedDeliveries, type BulkRedelivery } from '../../callbacks/failed-deliveries.ts';
+import {
+  MAX_BULK,
+  listFailedDeliveries,
+  redeliverFailedDeliveries,
+  type BulkRedelivery,
+} from '../../callbacks/failed-deliveries.ts';
 import type { Services } from '../../services.ts';
 import { merchantAuth } from '../auth.ts';
 import { EXAMPLES } from '../examples.ts';

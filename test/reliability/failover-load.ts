@@ -5,7 +5,7 @@
 // lost connection; never a key-less create, whose outcome then stays unknown), and recording every
 // answer: what was acknowledged, what never got a final answer, how long each request took.
 import { randomUUID } from 'node:crypto';
-import { SPLIT_IBAN } from '../testing/harness.ts';
+import { SPLIT_IBAN } from '../../src/testing/harness.ts';
 import type { MerchantCredentials } from './load.ts';
 
 export type Flow = 'refund-partial' | 'refund-full' | 'split-refund' | 'completion' | 'saved-card';

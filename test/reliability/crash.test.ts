@@ -6,13 +6,19 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { openPglite } from '../store/pglite.ts';
-import { freePort } from '../testing/browser.ts';
-import { BACKENDS, PGLITE_TEMPLATE, openTestDb, preparePgliteTemplate, type Backend } from '../testing/databases.ts';
-import { ADMIN_TOKEN } from '../testing/harness.ts';
-import { startGatewayProcess, type GatewayProcess } from '../testing/process.ts';
-import { Receiver } from '../testing/receiver.ts';
-import { waitUntil } from '../testing/wait.ts';
+import { openPglite } from '../../src/store/pglite.ts';
+import { freePort } from '../../src/testing/browser.ts';
+import {
+  BACKENDS,
+  PGLITE_TEMPLATE,
+  openTestDb,
+  preparePgliteTemplate,
+  type Backend,
+} from '../../src/testing/databases.ts';
+import { ADMIN_TOKEN } from '../../src/testing/harness.ts';
+import { startGatewayProcess, type GatewayProcess } from '../../src/testing/process.ts';
+import { Receiver } from '../../src/testing/receiver.ts';
+import { waitUntil } from '../../src/testing/wait.ts';
 import {
   checkEventSequences,
   checkExactlyOnce,

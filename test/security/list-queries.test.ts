@@ -6,11 +6,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { BACKENDS } from '../testing/databases.ts';
-import { assertDocumentedRejection, openArena, type Arena } from '../testing/hostile/arena.ts';
-import { queryArb, renderQuery } from '../testing/hostile/grammar.ts';
-import { accessToken } from '../testing/harness.ts';
-import { PaymentsQuery, ProblemsQuery, RequestsQuery } from '../dashboard/schemas.ts';
+import { BACKENDS } from '../../src/testing/databases.ts';
+import { assertDocumentedRejection, openArena, type Arena } from '../../src/testing/hostile/arena.ts';
+import { queryArb, renderQuery } from '../../src/testing/hostile/grammar.ts';
+import { accessToken } from '../../src/testing/harness.ts';
+import { PaymentsQuery, ProblemsQuery, RequestsQuery } from '../../src/dashboard/schemas.ts';
 
 const RUNS = Number(process.env.KARIBCHE_HOSTILE_QUERY_RUNS ?? 400);
 const SEED = Number(process.env.KARIBCHE_HOSTILE_SEED ?? 20261127);

@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import fc from 'fast-check';
-import { BACKENDS } from '../testing/databases.ts';
-import { ADMIN_TOKEN, accessToken } from '../testing/harness.ts';
-import { assertDocumentedRejection, openArena, type Arena } from '../testing/hostile/arena.ts';
-import { ENDPOINTS } from '../testing/hostile/endpoints.ts';
+import { BACKENDS } from '../../src/testing/databases.ts';
+import { ADMIN_TOKEN, accessToken } from '../../src/testing/harness.ts';
+import { assertDocumentedRejection, openArena, type Arena } from '../../src/testing/hostile/arena.ts';
+import { ENDPOINTS } from '../../src/testing/hostile/endpoints.ts';
 
 const RUNS = Number(process.env.KARIBCHE_HOSTILE_RUNS ?? 5_200);
 

@@ -7,16 +7,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { BACKENDS } from '../testing/databases.ts';
+import { BACKENDS } from '../../src/testing/databases.ts';
 import {
   assertCleanEcho,
   assertDocumentedRejection,
   openArena,
   type Arena,
   type Target,
-} from '../testing/hostile/arena.ts';
-import { cardNumbersIn } from '../payments/card.ts';
-import { ENDPOINTS, endpointKey, servedRoutes, type Endpoint } from '../testing/hostile/endpoints.ts';
+} from '../../src/testing/hostile/arena.ts';
+import { cardNumbersIn } from '../../src/payments/card.ts';
+import { ENDPOINTS, endpointKey, servedRoutes, type Endpoint } from '../../src/testing/hostile/endpoints.ts';
 import {
   formKeyArb,
   formValueArb,
@@ -26,8 +26,8 @@ import {
   renderForm,
   renderJson,
   type Mutation,
-} from '../testing/hostile/grammar.ts';
-import { accessToken, basicPayment } from '../testing/harness.ts';
+} from '../../src/testing/hostile/grammar.ts';
+import { accessToken, basicPayment } from '../../src/testing/harness.ts';
 
 const RUNS = Number(process.env.KARIBCHE_HOSTILE_GRAMMAR_RUNS ?? 2_000);
 const SEED = Number(process.env.KARIBCHE_HOSTILE_SEED ?? 20261123);

@@ -13,10 +13,10 @@ import { describe, it } from 'node:test';
 import * as cluster from '../../scripts/cluster/cluster.ts';
 import { PG_BIN } from '../../scripts/cluster/configs.ts';
 import { topology } from '../../scripts/cluster/topology.ts';
-import { openPostgres } from '../store/postgres.ts';
-import { freePort } from '../testing/ports.ts';
-import { Receiver } from '../testing/receiver.ts';
-import { waitUntil } from '../testing/wait.ts';
+import { openPostgres } from '../../src/store/postgres.ts';
+import { freePort } from '../../src/testing/ports.ts';
+import { Receiver } from '../../src/testing/receiver.ts';
+import { waitUntil } from '../../src/testing/wait.ts';
 import { waitForCallbacks, waitUntilSettled } from './checks.ts';
 import { checkFailover, countByOp } from './failover-check.ts';
 import {

@@ -4,7 +4,7 @@
 // errors, a failed bank login) are reached by filling the form. Selectors are form field names, so
 // the tour does not depend on the wording it is checking.
 import type { Page } from 'playwright-core';
-import { EVERYTHING, MerchantClient, accessToken, basicPayment, type TestGateway } from '../testing/harness.ts';
+import { EVERYTHING, MerchantClient, accessToken, basicPayment, type TestGateway } from './harness.ts';
 
 export type Lang = 'ka' | 'en';
 

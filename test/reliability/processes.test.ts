@@ -4,13 +4,13 @@
 // No payment changes status twice for one event, no callback is sent twice, each expiry happens once.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { freePort } from '../testing/browser.ts';
-import { openTestDb } from '../testing/databases.ts';
-import { describePostgres } from '../testing/postgres-only.ts';
-import { ADMIN_TOKEN } from '../testing/harness.ts';
-import { startGatewayProcess, type GatewayProcess } from '../testing/process.ts';
-import { Receiver } from '../testing/receiver.ts';
-import { waitUntil } from '../testing/wait.ts';
+import { freePort } from '../../src/testing/browser.ts';
+import { openTestDb } from '../../src/testing/databases.ts';
+import { describePostgres } from '../../src/testing/postgres-only.ts';
+import { ADMIN_TOKEN } from '../../src/testing/harness.ts';
+import { startGatewayProcess, type GatewayProcess } from '../../src/testing/process.ts';
+import { Receiver } from '../../src/testing/receiver.ts';
+import { waitUntil } from '../../src/testing/wait.ts';
 import { checkEventSequences, checkExactlyOnce, waitForCallbacks, waitUntilSettled } from './checks.ts';
 import { MixedLoad, createMerchantOver, suiteGatewayEnv } from './load.ts';
 

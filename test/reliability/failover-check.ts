@@ -2,8 +2,8 @@
 // told: every acknowledged operation present once (not lost, not applied twice), each acknowledged
 // answer equal to the stored state, and, for operations whose answer never came, applied at most
 // once. Money conservation and declared transitions come from the history checker.
-import { checkHistory, type Violation } from '../testing/history.ts';
-import type { Queryable } from '../store/db.ts';
+import { checkHistory, type Violation } from '../../src/testing/history.ts';
+import type { Queryable } from '../../src/store/db.ts';
 import type { Ack, FailoverRecord, Unknown } from './failover-load.ts';
 
 export interface FailoverReport {

@@ -2,10 +2,10 @@
 // once, nothing is left half-done once the reconciler ran, and every final status reached the
 // merchant. Shared by the crash, outage and multi-process suites.
 import assert from 'node:assert/strict';
-import { TEST_CARDS } from '../acquirer/simulation/test-cards.ts';
-import { callbackId } from '../callbacks/ids.ts';
-import type { Queryable } from '../store/db.ts';
-import type { Receiver } from '../testing/receiver.ts';
+import { TEST_CARDS } from '../../src/acquirer/simulation/test-cards.ts';
+import { callbackId } from '../../src/callbacks/ids.ts';
+import type { Queryable } from '../../src/store/db.ts';
+import type { Receiver } from '../../src/testing/receiver.ts';
 import type { LoadRecord } from './load.ts';
 
 const IN_FLIGHT = ['Processing', 'CancelPaymentProcessing', 'PaymentCompletionProcessing'];

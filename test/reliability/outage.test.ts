@@ -4,14 +4,14 @@
 // the gateway's own process, so it has no outage of its own: this suite is PostgreSQL only.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { freePort } from '../testing/browser.ts';
-import { describePostgres } from '../testing/postgres-only.ts';
-import { ADMIN_TOKEN } from '../testing/harness.ts';
-import { PrivatePostgres } from '../testing/private-postgres.ts';
-import { startGatewayProcess } from '../testing/process.ts';
-import { Receiver } from '../testing/receiver.ts';
-import { waitUntil } from '../testing/wait.ts';
-import { openPostgres } from '../store/postgres.ts';
+import { freePort } from '../../src/testing/browser.ts';
+import { describePostgres } from '../../src/testing/postgres-only.ts';
+import { ADMIN_TOKEN } from '../../src/testing/harness.ts';
+import { PrivatePostgres } from '../../src/testing/private-postgres.ts';
+import { startGatewayProcess } from '../../src/testing/process.ts';
+import { Receiver } from '../../src/testing/receiver.ts';
+import { waitUntil } from '../../src/testing/wait.ts';
+import { openPostgres } from '../../src/store/postgres.ts';
 import { checkExactlyOnce, waitForCallbacks, waitUntilSettled } from './checks.ts';
 import { MixedLoad, createMerchantOver, suiteGatewayEnv } from './load.ts';
 

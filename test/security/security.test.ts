@@ -5,12 +5,12 @@
 // limits and the callback SSRF guard have their own tests (listed in docs/SECURITY.md).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { BACKENDS } from '../testing/databases.ts';
-import { ConfigError, loadConfig } from '../config.ts';
-import { createGateway } from '../gateway.ts';
-import { createLogger } from '../logger.ts';
-import { SimulatorAcquirer } from '../acquirer/simulator.ts';
-import { Clock } from '../clock.ts';
+import { BACKENDS } from '../../src/testing/databases.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { createGateway } from '../../src/gateway.ts';
+import { createLogger } from '../../src/logger.ts';
+import { SimulatorAcquirer } from '../../src/acquirer/simulator.ts';
+import { Clock } from '../../src/clock.ts';
 import {
   ADMIN_TOKEN,
   MerchantClient,
@@ -19,10 +19,10 @@ import {
   createPaid,
   startTestGateway,
   type TestGateway,
-} from '../testing/harness.ts';
-import { openTestDb } from '../testing/databases.ts';
+} from '../../src/testing/harness.ts';
+import { openTestDb } from '../../src/testing/databases.ts';
 import { checkNoCardData } from '../reliability/checks.ts';
-import { cardNumbersIn } from '../payments/card.ts';
+import { cardNumbersIn } from '../../src/payments/card.ts';
 
 const csrfOf = (body: string) => /name="csrf" value="([^"]+)"/.exec(body)?.[1] ?? '';
 const cookieOf = (res: { headers: Record<string, unknown> }) => String(res.headers['set-cookie']).split(';')[0]!;
