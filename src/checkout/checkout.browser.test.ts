@@ -77,7 +77,7 @@ async function untranslated(page: Page): Promise<string[]> {
 }
 
 for (const backend of BACKENDS) {
-  describe(`checkout in Chromium [${backend}]`, { timeout: 900_000 }, () => {
+  describe(`checkout in Chromium [${backend}]`, { timeout: 1_500_000 }, () => {
     let t: TestGateway;
     let m: MerchantClient;
     let browser: Browser;

@@ -22,7 +22,7 @@ interface Demo {
 }
 
 for (const backend of BACKENDS) {
-  describe(`karibche developer commands against a gateway process [${backend}]`, { timeout: 300_000 }, () => {
+  describe(`karibche developer commands against a gateway process [${backend}]`, { timeout: 600_000 }, () => {
     let proc: GatewayProcess;
     let testDb: TestDb | null = null;
     let dir: string;
