@@ -230,7 +230,12 @@ async function bundleTests(list) {
       b.onLoad({ filter: /\.[cm]?ts$/ }, async ({ path: file }) => {
         if (file.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
         const text = await fs.promises.readFile(file, 'utf8');
-        return { contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(file).href)), loader: 'ts' };
+        // import.meta.dirname and .filename too: a test reading files beside it (migrations) must see its source folder.
+        const contents = text
+          .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(file).href))
+          .replaceAll('import.meta.dirname', JSON.stringify(path.dirname(file)))
+          .replaceAll('import.meta.filename', JSON.stringify(file));
+        return { contents, loader: 'ts' };
       });
     },
   };
