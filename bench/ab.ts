@@ -4,6 +4,8 @@
 // "bundle": ".tmp/main-dist/main.mjs", "floor": true}; env DATABASE_URL "" runs it on PGlite,
 // "pg" on a throwaway PostgreSQL database of its own, "pgbouncer" on one reached through Debian's
 // PgBouncer in transaction mode (started here); "floor": true is the bare floor server.
+// AB_LIFECYCLE_RATE=400: instead of the create load, each round runs the bench's lifecycle (create →
+// pay → callback → GET) at that many payments a second on each gateway variant (on PostgreSQL).
 // Rounds rotate the order of the variants. AB_ROUNDS (3), AB_DURATION (10 s), BENCH_CONNECTIONS (64). Prints each round, the median, the
 // ratio of each variant to the first, and each variant's peak RSS (VmHWM, every process).
 import { execFileSync } from 'node:child_process';
@@ -14,10 +16,12 @@ import pg from 'pg';
 import {
   CONNECTIONS,
   PAYMENT,
+  benchCallbacks,
   createDatabase,
   freePort,
   load,
   peakRssTree,
+  settleDatabase,
   startGateway,
   startProcess,
   warm,
@@ -124,8 +128,11 @@ const targets: {
   headers: Record<string, string>;
   runs: Round[];
   dbName?: string;
+  dbUrl?: string;
   drop?: () => Promise<void>;
 }[] = [];
+const LIFECYCLE_RATE = Number(process.env.AB_LIFECYCLE_RATE ?? 0);
+const lifecycleRuns = new Map<string, Awaited<ReturnType<typeof benchCallbacks>>[]>();
 let bouncer: Pgbouncer | null = null;
 try {
   for (const v of variants) {
@@ -162,11 +169,34 @@ try {
       headers: gw.headers,
       runs: [],
       dbName: db ? new URL(db.url).pathname.slice(1) : undefined,
+      dbUrl: db?.url,
       drop: db?.drop,
     });
   }
   for (const t of targets) await warm(t.url, t.headers, PAYMENT);
-  for (let i = 0; i < ROUNDS; i++) {
+  for (let i = 0; LIFECYCLE_RATE > 0 && i < ROUNDS; i++) {
+    for (const t of targets.map((_, k) => targets[(k + i) % targets.length]!)) {
+      if (t.v.floor || !t.dbUrl) continue;
+      await settleDatabase(t.dbUrl);
+      const c = await benchCallbacks({ url: t.url, headers: t.headers, proc: t.proc }, t.dbUrl, LIFECYCLE_RATE);
+      lifecycleRuns.set(t.v.name, [...(lifecycleRuns.get(t.v.name) ?? []), c]);
+      console.log(
+        `round ${i + 1} ${t.v.name.padEnd(16)} lifecycle asked ${LIFECYCLE_RATE}/s: paid ${c.achievedRate}/s (${c.skipped} skipped, ${c.errors} errors), callback p50 ${c.p50} p99 ${c.p99} ms, create p99 ${c.steps.create.p99}, pay p99 ${c.steps.pay.p99}, get p99 ${c.steps.getAfterCallback.p99} ms, commits/payment ${c.commitsPerPayment}, cores gateway ${c.cores.gateway} PostgreSQL ${c.cores.postgres}; ${JSON.stringify(c.waitEvents)}`,
+      );
+    }
+  }
+  if (LIFECYCLE_RATE > 0) {
+    console.log(
+      `\nlifecycle asked ${LIFECYCLE_RATE}/s, ${ROUNDS} alternating rounds of ${process.env.BENCH_DURATION ?? 10} s, median:`,
+    );
+    for (const [name, runs] of lifecycleRuns) {
+      const m = (f: (c: (typeof runs)[number]) => number) => median(runs.map(f));
+      console.log(
+        `${name.padEnd(16)} paid ${m((c) => c.achievedRate)}/s  callback p50 ${m((c) => c.p50)} p99 ${m((c) => c.p99)} ms  create p99 ${m((c) => c.steps.create.p99)}  pay p99 ${m((c) => c.steps.pay.p99)}  get p99 ${m((c) => c.steps.getAfterCallback.p99)} ms  commits/payment ${m((c) => c.commitsPerPayment)}  rounds ${runs.map((c) => c.achievedRate).join('/')}`,
+      );
+    }
+  }
+  for (let i = 0; LIFECYCLE_RATE === 0 && i < ROUNDS; i++) {
     // Each round starts one variant later: a variant that always ran right after another one (its
     // database's checkpoint, the other process's garbage) measured up to 15% worse for its place.
     for (const t of targets.map((_, k) => targets[(k + i) % targets.length]!)) {
@@ -199,8 +229,9 @@ try {
     }
   }
   const first = median(targets[0]!.runs.map((r) => r.rps));
-  console.log(`\n${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION} s, median:`);
-  for (const t of targets) {
+  if (LIFECYCLE_RATE === 0)
+    console.log(`\n${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION} s, median:`);
+  for (const t of LIFECYCLE_RATE === 0 ? targets : []) {
     const rps = median(t.runs.map((r) => r.rps));
     const rss = peakRssTree(t.proc.child.pid!).map((p) => p.peakRssMb);
     console.log(

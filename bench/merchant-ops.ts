@@ -66,7 +66,7 @@ async function preparePaid(base: string, merchants: Headers[], perMerchant: numb
 }
 
 /** Samples pg_stat_activity of `dbUrl`'s database until stopped: wait events of active sessions. */
-function sampleWaits(dbUrl: string): { stop(): Promise<Record<string, number>> } {
+export function sampleWaits(dbUrl: string): { stop(): Promise<Record<string, number>> } {
   const counts: Record<string, number> = {};
   let running = true;
   const done = (async () => {

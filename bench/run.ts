@@ -15,7 +15,7 @@ import { loadConfig } from '../src/config.ts';
 import { freePort } from '../src/testing/ports.ts';
 
 export { freePort };
-import { benchMerchantOps, type OpsRound } from './merchant-ops.ts';
+import { benchMerchantOps, sampleWaits, type OpsRound } from './merchant-ops.ts';
 
 const SERVER_URL = process.env.KARIBCHE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const QUICK = process.argv.includes('--quick');
@@ -160,6 +160,65 @@ export function call(
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/**
+ * Reads the gateway's /metrics every 500 ms until stopped: requests waiting for a database
+ * connection, the event loop's delay, callbacks not yet delivered — where a step's time goes when
+ * it is waiting rather than working. Mean and max of each.
+ */
+function sampleGateway(base: string): { stop(): Promise<Record<string, { mean: number; max: number }>> } {
+  const series: Record<string, number[]> = {
+    poolWaiting: [],
+    eventLoopLagMs: [],
+    eventLoopLagMaxMs: [],
+    gcSecondsSoFar: [],
+    callbacksPending: [],
+  };
+  const pick = (text: string, name: string) =>
+    Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+  let running = true;
+  const done = (async () => {
+    while (running) {
+      const text = await (await fetch(`${base}/metrics`)).text().catch(() => '');
+      series.poolWaiting!.push(pick(text, 'karibche_db_pool_waiting'));
+      series.eventLoopLagMs!.push(pick(text, 'karibche_nodejs_eventloop_lag_seconds') * 1000);
+      series.callbacksPending!.push(pick(text, 'karibche_callbacks_pending'));
+      series.eventLoopLagMaxMs!.push(pick(text, 'karibche_nodejs_eventloop_lag_max_seconds') * 1000);
+      const gc = [...text.matchAll(/^karibche_nodejs_gc_duration_seconds_sum\{[^}]*\} (\S+)$/gm)];
+      series.gcSecondsSoFar!.push(gc.reduce((a, m) => a + Number(m[1]), 0));
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await done;
+      return Object.fromEntries(
+        Object.entries(series).map(([k, xs]) => {
+          const ok = xs.filter((x) => Number.isFinite(x));
+          const mean = ok.reduce((a, b) => a + b, 0) / Math.max(1, ok.length);
+          return [k, { mean: Number(mean.toFixed(1)), max: Number(Math.max(0, ...ok).toFixed(1)) }];
+        }),
+      );
+    },
+  };
+}
+
+/** Transactions committed in `url`'s database so far (pg_stat_database). */
+async function commitCount(url: string): Promise<number> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    // The statistics snapshot is per transaction: clear it so that the count is current.
+    await c.query('SELECT pg_stat_clear_snapshot()');
+    const { rows } = await c.query<{ n: string }>(
+      'SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()',
+    );
+    return Number(rows[0]!.n);
+  } finally {
+    await c.end();
+  }
 }
 
 export async function settleDatabase(url: string): Promise<void> {
@@ -429,7 +488,7 @@ async function benchCheckout(gw: { url: string; headers: Record<string, string> 
  * callbackUrl on a receiver in this process; latency = receipt − the final-status event's commit
  * time (gateway clock = wall clock here), read back from the database.
  */
-async function benchCallbacks(
+export async function benchCallbacks(
   gw: { url: string; headers: Record<string, string>; proc: Proc },
   dbUrl: string,
   rate: number,
@@ -512,6 +571,9 @@ async function benchCallbacks(
       inFlight--;
     }
   };
+  const commitsBefore = await commitCount(dbUrl);
+  const waits = sampleWaits(dbUrl);
+  const gateway = sampleGateway(base);
   const started = Date.now();
   const cpuBefore = cpuSnapshot(gw.proc.child.pid!);
   const total = rate * DURATION;
@@ -532,6 +594,13 @@ async function benchCallbacks(
   const deadline = Date.now() + 15_000;
   while (arrivals.size < payIds.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   await Promise.all(getsDone);
+  const waitEvents = await waits.stop();
+  const gatewayWaits = await gateway.stop();
+  // Commits of the whole database per paid payment (the sampler's own reads commit nothing).
+  await new Promise((r) => setTimeout(r, 1_500)); // backends flush their counts within a second of going idle
+  const commitsPerPayment = Number(((await commitCount(dbUrl)) - commitsBefore) / Math.max(1, payIds.length)).toFixed(
+    1,
+  );
   server.close();
   const c = new pg.Client({ connectionString: dbUrl });
   await c.connect();
@@ -550,6 +619,9 @@ async function benchCallbacks(
   };
   return {
     steps: { create: summary(steps.create), pay: summary(steps.pay), getAfterCallback: summary(steps.get) },
+    commitsPerPayment: Number(commitsPerPayment),
+    waitEvents,
+    gatewayWaits,
     completedLifecycles: steps.get.length,
     cores,
     targetRate: rate,
@@ -580,6 +652,10 @@ function callbackLines(runs: Awaited<ReturnType<typeof benchCallbacks>>[] | unde
     `lifecycle at ${c.targetRate}/s asked (create → pay via simulate → callback → get), PostgreSQL: payments paid at ${c.achievedRate}/s (asked ${c.targetRate}/s; ${c.skipped} arrivals skipped at 256 in flight, ${c.errors} errors); ${c.delivered}/${c.paid} callbacks received`,
     `callback latency, final-status commit → receiver: p50 ${c.p50} ms, p99 ${c.p99} ms, max ${c.max} ms (target: ≥ 500 payments/s with p99 ≤ 250 ms)`,
     `lifecycle steps (p50 / p99 ms): create ${c.steps.create.p50} / ${c.steps.create.p99}, pay ${c.steps.pay.p50} / ${c.steps.pay.p99}, get after callback ${c.steps.getAfterCallback.p50} / ${c.steps.getAfterCallback.p99}; ${c.completedLifecycles} lifecycles completed`,
+    `commits per paid payment ${c.commitsPerPayment}; PostgreSQL sessions sampled every 10 ms (active, by wait event): ${JSON.stringify(c.waitEvents)}`,
+    `gateway meanwhile (mean / max of samples every 500 ms): ${Object.entries(c.gatewayWaits)
+      .map(([k, v]) => `${k} ${v.mean} / ${v.max}`)
+      .join(', ')}`,
     `cores used meanwhile (of ${os.cpus().length}): gateway ${c.cores.gateway}, PostgreSQL ${c.cores.postgres}, load generator + receiver ${c.cores.loadGeneratorAndReceiver}`,
   ]);
 }
@@ -615,7 +691,9 @@ async function main() {
     // Floor and gateways stay up side by side; the load alternates between them, ROUNDS times each,
     // so that all see the same machine (this VM's speed drifts by ±15% between minutes): the
     // gateway as `npm start` runs it (its default workers) and with the other worker count.
-    if (ONLY.has('floor') || ONLY.has('pg')) {
+    // --only=callbacks alone runs the lifecycle on a gateway without the create load before it.
+    const gatewayNeeded = ONLY.has('pg') || ONLY.has('callbacks');
+    if (ONLY.has('floor') || gatewayNeeded) {
       const floorPort = await freePort();
       const floor = ONLY.has('floor')
         ? await startProcess(['--import', 'tsx', 'bench/floor-server.ts'], {
@@ -623,7 +701,7 @@ async function main() {
             PORT: String(floorPort),
           })
         : null;
-      const gw = ONLY.has('pg') ? await startGateway({ DATABASE_URL: gwDb.url }) : null;
+      const gw = gatewayNeeded ? await startGateway({ DATABASE_URL: gwDb.url }) : null;
       let alt =
         ONLY.has('pg') && other
           ? await startGateway({ DATABASE_URL: otherDb!.url, KARIBCHE_WORKERS: String(other) })
@@ -634,15 +712,16 @@ async function main() {
         const gwRuns: Load[] = [];
         const altRuns: Load[] = [];
         if (floor) await warm(floorUrl, {}, PAYMENT);
-        if (gw) await warm(gw.url, gw.headers, PAYMENT);
+        const createLoad = gw && ONLY.has('pg');
+        if (createLoad) await warm(gw.url, gw.headers, PAYMENT);
         if (alt) await warm(alt.url, alt.headers, PAYMENT);
         for (let i = 0; i < ROUNDS; i++) {
           if (floor) floorRuns.push(await load(floorUrl, {}, PAYMENT, DURATION));
-          if (gw) gwRuns.push(await load(gw.url, gw.headers, PAYMENT, DURATION));
+          if (createLoad) gwRuns.push(await load(gw.url, gw.headers, PAYMENT, DURATION));
           if (alt) altRuns.push(await load(alt.url, alt.headers, PAYMENT, DURATION));
         }
         if (floor) floorLoad = median(floorRuns);
-        if (gw) pgRun = { load: median(gwRuns), rssMb: maxRss(gw.proc) };
+        if (createLoad) pgRun = { load: median(gwRuns), rssMb: maxRss(gw.proc) };
         if (alt) otherRun = { load: median(altRuns), rssMb: maxRss(alt.proc) };
         await alt?.proc.stop();
         alt = null;

@@ -23,6 +23,8 @@ export interface Config {
   dbQueryTimeoutMs: number;
   /** Create's group commit: insert statements in flight at once (0 = every create its own statement). */
   createBatchConcurrency: number;
+  /** Group commit of single-statement state changes: transactions in flight at once (0 = each statement its own). */
+  groupCommitConcurrency: number;
   /** name=value server settings of the embedded PGlite instead of its memory-sized defaults. */
   pgliteSettings: string[] | undefined;
   /** Extra product segments that mount the merchant API besides `gateway` (e.g. `tpay`). */
@@ -201,6 +203,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolSize: int(env, 'KARIBCHE_DB_POOL', 20, 1, 500),
     dbQueryTimeoutMs: int(env, 'KARIBCHE_DB_QUERY_TIMEOUT_MS', 10_000, 1_000, 600_000),
     createBatchConcurrency: int(env, 'KARIBCHE_CREATE_BATCH_CONCURRENCY', databaseUrl ? 2 : 1, 0, 100),
+    groupCommitConcurrency: int(env, 'KARIBCHE_GROUP_COMMIT_CONCURRENCY', databaseUrl ? 4 : 1, 0, 100),
     pgliteSettings,
     pathAliases: pathAliases.filter((a) => a !== 'gateway'),
     adminToken,

@@ -10,6 +10,7 @@ import { ConfigError, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
 import { MerchantDirectory } from './merchants/directory.ts';
 import { Metrics } from './ops/metrics.ts';
+import { GroupCommit } from './store/group-commit.ts';
 import { batchedInserts } from './payments/create-batch.ts';
 import { ExpirySweeper } from './payments/expiry.ts';
 import { SharedClock } from './sandbox/clock-store.ts';
@@ -93,8 +94,13 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     }
     const metrics = new Metrics();
     metrics.watchCallbackBacklog(() => selectCallbackBacklog(db, clock.now()));
+    const poolStats = db.poolStats?.bind(db);
+    if (poolStats) metrics.watchPool(poolStats);
     const sweeper = new ExpirySweeper(db, clock, { log, metrics });
-    const connector = plugged ?? new SimulatorAcquirer(db, clock, config.simLatencyMs);
+    // One transaction for the concurrent single-statement state changes under load (issue 25).
+    const groupCommit = new GroupCommit(db, { concurrency: config.groupCommitConcurrency, maxBatch: 64 });
+    metrics.watchGroupCommit(() => groupCommit);
+    const connector = plugged ?? new SimulatorAcquirer(db, clock, config.simLatencyMs, groupCommit);
     // Merchants' faults on demand exist only in the sandbox.
     const acquirer = instrumentAcquirer(
       config.mode === 'sandbox' ? withSandboxFaults(connector, db, clock) : connector,
@@ -118,6 +124,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       checkoutSecret,
       callbacks,
       inserts,
+      groupCommit,
     };
     const draining = { value: false };
     const app = await buildApp(services, draining);

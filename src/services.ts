@@ -12,7 +12,7 @@ import type { Metrics } from './ops/metrics.ts';
 import type { PaymentInserts } from './payments/deps.ts';
 import type { ExpirySweeper } from './payments/expiry.ts';
 import type { SharedClock } from './sandbox/clock-store.ts';
-import type { Db } from './store/db.ts';
+import type { Db, Queryable } from './store/db.ts';
 
 export interface Services {
   config: Config;
@@ -27,6 +27,8 @@ export interface Services {
   callbacks: CallbackDispatcher;
   /** Create's group commit of new payments. */
   inserts: PaymentInserts;
+  /** Group commit of single-statement state changes (attempts, the sandbox acquirer's records). */
+  groupCommit: Queryable;
   /** Secret for checkout CSRF tokens and QR links, shared by every process through the database. */
   checkoutSecret: Buffer;
   log: Logger;

@@ -6,7 +6,7 @@ import type { Clock } from '../clock.ts';
 import { maskCardNumber, toMmYy } from '../payments/card.ts';
 import { yearMonthIn } from '../payments/text.ts';
 import { newTransactionId, randomHex } from '../payments/ids.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, Queryable } from '../store/db.ts';
 import {
   AcquirerNoAnswer,
   DEFAULT_BLOCK_DAYS,
@@ -54,6 +54,8 @@ export class SimulatorAcquirer implements Acquirer {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly latencyMs = 0,
+    /** Where the authorisation records go: the gateway's group commit under load, else `db`. */
+    private readonly records: Queryable = db,
   ) {}
 
   private async delay(): Promise<void> {
@@ -272,7 +274,7 @@ export class SimulatorAcquirer implements Acquirer {
       settle_at: extra.settle_at ?? null,
     };
     const now = req.now ?? this.clock.now();
-    const { rows } = await this.db.query<SimRow>(
+    const { rows } = await this.records.query<SimRow>(
       `INSERT INTO sim_authorisations (reference, status, behaviour, result_code, transaction_id, rrn, card_token, card_mask,
          card_expiry, block_days, challenge_id, amount, currency, split_iban, split_amount, settle_at, created_at, updated_at)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$15,$16,$17,$14,$14)

@@ -448,7 +448,7 @@ const WAKE_WITHIN_MS = 20_000;
 
 for (const backend of BACKENDS) {
   describe(`callback wake-up when idle [${backend}]`, () => {
-    it('delivers on the notification of the final status though the poll is 60 s, one callback or a burst', async () => {
+    it("delivers on the wake-up of a final status change's commit though the poll is 60 s, one callback or a burst", async () => {
       const logs: string[] = [];
       const t = await startTestGateway(
         backend,
@@ -486,14 +486,15 @@ for (const backend of BACKENDS) {
       }
     });
 
-    it('retries a failed claim within a moment, though its notification is spent and the poll is 60 s', async () => {
+    it('retries a failed claim within a moment, though its wake-up is spent and the poll is 60 s', async () => {
       const t = await startTestGateway(
         backend,
         { KARIBCHE_CALLBACK_POLL_MS: '60000', KARIBCHE_SWEEP_INTERVAL_MS: '60000' },
         { background: true },
       );
       const rx = await new Receiver().start();
-      const db = t.gw.services.db;
+      // The dispatcher claims through connections of its own.
+      const db = t.gw.services.callbacks.q;
       const query = db.query;
       let failed = 0;
       try {

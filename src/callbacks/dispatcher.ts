@@ -6,7 +6,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { MerchantDirectory } from '../merchants/directory.ts';
 import type { Metrics } from '../ops/metrics.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, Queryable } from '../store/db.ts';
 import { callbackTarget } from './addresses.ts';
 import { callbackId } from './ids.ts';
 import { sendCallback, sendOptionsFor, type SendResult } from './send.ts';
@@ -25,6 +25,8 @@ export interface DispatcherDeps {
 
 /** First wait after a failed claim; doubled on each further failure, up to the poll interval. */
 const CLAIM_RETRY_MS = 100;
+/** Connections of the dispatcher's own: a claim and a batch of records at the same time. */
+const DISPATCHER_CONNECTIONS = 2;
 
 export class CallbackDispatcher {
   private inFlight = new Set<Promise<void>>();
@@ -35,11 +37,14 @@ export class CallbackDispatcher {
   private loop: Promise<void> | null = null;
   private readonly leaseSeconds: number;
   private readonly recorder: AttemptRecorder;
+  /** Claims and records go through connections of their own, not behind the requests queued for the pool. */
+  readonly q: Queryable;
 
   constructor(private readonly s: DispatcherDeps) {
     // Long enough for the request's own deadline and the bookkeeping after it.
     this.leaseSeconds = Math.ceil(s.config.callbackTimeoutMs / 1000) + 5;
-    this.recorder = new AttemptRecorder(s.db, s.clock);
+    this.q = s.db.ownPool(DISPATCHER_CONNECTIONS);
+    this.recorder = new AttemptRecorder(this.q, s.clock);
   }
 
   async start(): Promise<void> {
@@ -102,7 +107,7 @@ export class CallbackDispatcher {
     const room = this.s.config.callbackConcurrency - this.inFlight.size;
     if (room <= 0) return 0;
     // The global time: each delivery is due on its merchant's clock (claimDue adds the offset).
-    const claimed = await claimDue(this.s.db, this.s.clock.base.now(), room, this.leaseSeconds);
+    const claimed = await claimDue(this.q, this.s.clock.base.now(), room, this.leaseSeconds);
     for (const c of claimed) {
       const p: Promise<void> = this.deliver(c)
         .catch((err) => this.s.log.error({ err, payId: c.pay_id }, 'callback delivery failed to record'))

@@ -64,7 +64,7 @@ describePostgres('callback delivery across processes [postgres]', () => {
       rx.delayMs = 0;
     });
 
-    it('wakes on the commit notification instead of waiting for the poll', async () => {
+    it('the process that commits a final status delivers at once, without waiting for its poll', async () => {
       const live = await secondGateway(
         t,
         { KARIBCHE_CALLBACK_POLL_MS: '60000', KARIBCHE_SWEEP_INTERVAL_MS: '60000' },
@@ -75,8 +75,10 @@ describePostgres('callback delivery across processes [postgres]', () => {
         const id = (await m.createPayment(basicPayment({ callbackUrl: rx.url }))).json().payId;
         const before = rx.received.length;
         await untilAsleep(live.services.callbacks);
-        await attemptPayment(t.gw.services, id, { method: 5, card: CARD }); // committed by another process
-        // Asleep for a 60 s poll: a delivery within 20 s (however loaded the machine) is the notification's.
+        // Committed by the process whose dispatcher sleeps: woken by its own commit (no server
+        // NOTIFY any more, which serialised every notifying commit: issue 25).
+        await attemptPayment(live.services, id, { method: 5, card: CARD });
+        // Asleep for a 60 s poll: a delivery within 20 s (however loaded the machine) is the wake-up's.
         await rx.waitFor(before + 1, 20_000);
       } finally {
         await live.close();

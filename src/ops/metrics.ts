@@ -107,6 +107,46 @@ export class Metrics {
     );
   }
 
+  /** The database connection pool (PostgreSQL): where requests queue when every connection is busy. */
+  watchPool(read: () => { total: number; idle: number; waiting: number }): void {
+    const gauge = (name: string, help: string, pick: (p: ReturnType<typeof read>) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.set(pick(read()));
+        },
+      });
+    gauge('karibche_db_pool_connections', 'Database connections open', (p) => p.total);
+    gauge('karibche_db_pool_idle', 'Database connections open and idle', (p) => p.idle);
+    gauge('karibche_db_pool_waiting', 'Queries and transactions waiting for a database connection', (p) => p.waiting);
+  }
+
+  /** The group commit of state changes: transactions and the statements they carried. */
+  watchGroupCommit(read: () => { transactions: number; statements: number }): void {
+    const counter = (name: string, help: string, pick: (c: { transactions: number; statements: number }) => number) =>
+      new Counter({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          this.inc(pick(read()));
+        },
+      });
+    counter(
+      'karibche_group_commit_transactions_total',
+      "Transactions of the state changes' group commit (a statement alone counts as one)",
+      (c) => c.transactions,
+    );
+    counter(
+      'karibche_group_commit_statements_total',
+      "Statements of the state changes' group commit (statements per commit = this / transactions)",
+      (c) => c.statements,
+    );
+  }
+
   /** Create's group commit: statements written and the payments they carried (rows per statement
    * = rows / statements; read from the batcher's own counters when scraped). */
   watchPaymentInserts(read: () => { statements: number; items: number }): void {

@@ -18,7 +18,7 @@ import { lockPayment, moveOne, plus, recordChallenge, selectPaymentById, type St
 /** The method's data for the acquirer, and in a simulated flow the customer's answer (methods/index.ts). */
 export type { AttemptDetails } from './methods/index.ts';
 
-type Deps = Pick<PaymentDeps, 'db' | 'clock' | 'acquirer' | 'config' | 'log' | 'metrics'>;
+type Deps = Pick<PaymentDeps, 'db' | 'groupCommit' | 'clock' | 'acquirer' | 'config' | 'log' | 'metrics'>;
 
 /** The acquirer's reference of an attempt: unique per payment and attempt, asked again by status(). */
 export const attemptReference = (payId: string, attempt: number) => `${payId}.${attempt}`;
@@ -112,7 +112,7 @@ export async function settle(
             if (approved) await keepCard(q, approved, result, now, s.log);
             return approved;
           })
-        : await moveOne(s.db, current, to, patch, now, s);
+        : await moveOne(s.groupCommit ?? s.db, current, to, patch, now, s);
     }
   }
   return changed ?? (await selectPaymentById(s.db, payId))!;
@@ -151,7 +151,7 @@ export async function attemptPayment(s: Deps, payId: string, details: AttemptDet
       detail: `${methodName(details.method)} (${details.method}) is not available in production`,
     });
   }
-  const started = await beginAttempt(s, s.db, payId, details.method, s.clock.now());
+  const started = await beginAttempt(s, s.groupCommit ?? s.db, payId, details.method, s.clock.now());
   return continueAttempt(s, started, details);
 }
 

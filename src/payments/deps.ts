@@ -6,7 +6,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Merchant } from '../merchants/merchant.ts';
 import type { Metrics } from '../ops/metrics.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, Queryable } from '../store/db.ts';
 import type { RuleContext } from './rules/policy.ts';
 import type { InsertPayment } from './store.ts';
 
@@ -19,6 +19,11 @@ export interface PaymentDeps {
   db: Db;
   /** Create's group commit (src/store/batcher.ts); without it each payment is its own statement. */
   inserts?: PaymentInserts;
+  /**
+   * Where single-statement state changes go (an attempt begun, its outcome applied): one
+   * transaction for the concurrent ones under load (src/store/group-commit.ts); without it, `db`.
+   */
+  groupCommit?: Queryable;
   clock: Clock;
   acquirer: Acquirer;
   /** The request's own log when there is a request (its id on every line), else the process's. */

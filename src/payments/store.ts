@@ -3,6 +3,7 @@
 // statement, so the outbox can never miss or invent a change (the database checks both again).
 import type { Logger } from 'pino';
 import type { Metrics } from '../ops/metrics.ts';
+import { CALLBACK_CHANNEL } from '../callbacks/store.ts';
 import type { Queryable } from '../store/db.ts';
 import { MAX_MERCHANT_OFFSET, MERCHANT_OFFSET } from '../store/merchant-clock.ts';
 import type { PaymentRow } from './row.ts';
@@ -310,6 +311,9 @@ export async function moveStatus(
     params,
   );
   witness(w, rows, sel.from);
+  // A final status has a callback to deliver (the event's trigger queued it): this process's
+  // dispatcher is woken once it is committed and visible to its claim.
+  if (isFinal(to)) for (const r of rows) q.notifyOnCommit(CALLBACK_CHANNEL, r.pay_id);
   return rows;
 }
 

@@ -37,14 +37,20 @@ export interface PgliteOptions {
   settings?: readonly string[];
 }
 
-function wrap(q: Pick<PGlite, 'query' | 'exec'>): Queryable {
+function wrap(
+  q: Pick<PGlite, 'query' | 'exec'>,
+  notifyOnCommit: (channel: string, payload: string) => void,
+): Queryable {
   return {
+    notifyOnCommit,
     async exec(sql: string) {
       await q.exec(sql);
     },
     async query<R>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
       const res = await q.query<R>(sql, params as unknown[] | undefined);
-      return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
+      // As on PostgreSQL: rows changed by a DML statement, rows returned by a SELECT (PGlite says
+      // affectedRows 0 for a SELECT; found by the group-commit test).
+      return { rows: res.rows, rowCount: Math.max(res.affectedRows ?? 0, res.rows.length) };
     },
   };
 }
@@ -106,14 +112,25 @@ export async function openPglite(dataDir: string | undefined, opts: PgliteOption
   const pg = await PGlite.create(dataDir, {
     startParams: [...PGlite.defaultStartParams, ...settings.flatMap((s) => ['-c', s])],
   });
-  const base = wrap(pg);
   const listeners = new Map<string, Set<Notification>>();
   let closed = false;
+  /** This process's listeners of `channel` (the only process on PGlite). */
+  const tell = (channel: string, payload: string) => {
+    if (!closed) for (const fn of listeners.get(channel) ?? []) fn(payload);
+  };
+  const base = wrap(pg, tell);
   return {
     kind: 'pglite',
     query: base.query,
     exec: base.exec,
-    tx: (fn) => pg.transaction((tx) => fn(wrap(tx))),
+    notifyOnCommit: tell,
+    ownPool: () => base,
+    async tx(fn) {
+      const onCommit: [string, string][] = [];
+      const result = await pg.transaction((tx) => fn(wrap(tx, (c, p) => void onCommit.push([c, p]))));
+      for (const [channel, payload] of onCommit) tell(channel, payload);
+      return result;
+    },
     async listen(channel, onMessage) {
       let set = listeners.get(channel);
       if (!set) {

@@ -120,7 +120,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     };
     client.on('error', retry);
     client.on('notification', (msg) => {
-      for (const fn of listeners.get(msg.channel) ?? []) fn(msg.payload ?? '');
+      tell(msg.channel, msg.payload ?? '');
     });
     try {
       await client.connect();
@@ -146,8 +146,11 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
    * has no pool listener: a server that goes away mid-statement would otherwise be an unhandled
    * 'error' event that ends the process (the failover test's gateways died of it).
    */
-  async function leased<R>(fn: (client: pg.PoolClient, broke: () => void) => Promise<R>): Promise<R> {
-    const client = await pool.connect();
+  async function leased<R>(
+    fn: (client: pg.PoolClient, broke: () => void) => Promise<R>,
+    from: pg.Pool = pool,
+  ): Promise<R> {
+    const client = await from.connect();
     let drop = false;
     const onClientError = (err: Error) => {
       drop = true;
@@ -165,23 +168,49 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     }
   }
 
-  const db: Db = {
-    kind: 'postgres',
-    pooled: pooler,
-    query: <R>(sql: string, params?: readonly unknown[], name?: string) =>
+  /** The listeners of this process (LISTEN's and notifyOnCommit's). */
+  const tell = (channel: string, payload: string) => {
+    for (const fn of listeners.get(channel) ?? []) fn(payload);
+  };
+
+  /** One statement on a connection of `from`, committed on its own. */
+  const queryOn =
+    (from: pg.Pool) =>
+    <R>(sql: string, params?: readonly unknown[], name?: string) =>
       run(() =>
         leased(async (client) => {
           const res = await client.query(statement(sql, params, nameFor(sql, params, name), deadline));
           return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 } satisfies QueryResult<R>;
-        }),
-      ),
+        }, from),
+      );
+  const ownPools: pg.Pool[] = [];
+
+  const db: Db = {
+    kind: 'postgres',
+    pooled: pooler,
+    notifyOnCommit: tell,
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    query: queryOn(pool),
+    ownPool(size) {
+      const own = new pg.Pool({
+        connectionString: url,
+        max: size,
+        connectionTimeoutMillis: 5_000,
+        idleTimeoutMillis: 30_000,
+      });
+      own.on('error', (err) => opts.onError?.(err));
+      ownPools.push(own);
+      return { query: queryOn(own), exec: (sql) => run(async () => void (await own.query(sql))), notifyOnCommit: tell };
+    },
     tx: (fn, txOpts) =>
       run(() =>
         leased(async (client, broke) => {
           const limit = txOpts?.patient ? undefined : deadline;
           await client.query(statement('BEGIN', undefined, undefined, limit));
+          const onCommit: [string, string][] = [];
           try {
             const result = await fn({
+              notifyOnCommit: (channel, payload) => void onCommit.push([channel, payload]),
               async query<R>(sql: string, params?: readonly unknown[], name?: string) {
                 const res = await client.query(statement(sql, params, nameFor(sql, params, name), limit));
                 return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
@@ -191,6 +220,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
               },
             });
             await client.query(statement('COMMIT', undefined, undefined, limit));
+            for (const [channel, payload] of onCommit) tell(channel, payload);
             return result;
           } catch (err) {
             // A statement that timed out is still running on that connection: a ROLLBACK would
@@ -224,6 +254,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       closed = true;
       if (reconnectTimer) clearTimeout(reconnectTimer);
       await listener?.end().catch(() => {});
+      await Promise.all(ownPools.map((p) => p.end()));
       await pool.end();
     },
   };
