@@ -2,7 +2,7 @@
 import { apiKeyRoutes } from './api/routes/api-keys.ts';
 import { installRequestLog } from './api/request-log-hooks.ts';
 import { requestLogRoutes } from './api/routes/request-log.ts';
-import { callbackProblemRoutes } from './api/routes/callback-problems.ts';
+import { failedCallbackRoutes } from './api/routes/failed-callbacks.ts';
 import { eventRoutes } from './api/routes/events.ts';
 import { EventHub } from './feed/hub.ts';
 import { AccessLog } from './ops/access-log.ts';
@@ -149,7 +149,7 @@ export async function buildApp(s: Services, draining: { value: boolean } = { val
         paymentRoutes(scope, s, `/v1/${product}`, hide);
         callbackRoutes(scope, s, hide);
         apiKeyRoutes(scope, s, hide);
-        callbackProblemRoutes(scope, s, hide);
+        failedCallbackRoutes(scope, s, hide);
         requestLogRoutes(scope, s, hide);
         eventRoutes(scope, s, events, hide);
         operationRoutes(scope, s, `/v1/${product}`, hide);

@@ -5,10 +5,9 @@
 import { once } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { positionOf } from '../feed/feed.ts';
+import { positionOf, readFeed, type FeedRow } from '../feed/feed.ts';
 import type { EventHub } from '../feed/hub.ts';
 import { formatPosition, type FeedPosition } from '../feed/position.ts';
-import { selectFeed, type FeedRow } from '../feed/store.ts';
 import type { Db } from '../store/db.ts';
 
 export interface EventStreamDeps {
@@ -92,7 +91,7 @@ export async function serveEventStream(
   try {
     while (!closed) {
       woken = false;
-      const { rows, held } = await selectFeed(d.db, clientId, cursor, PAGE);
+      const { rows, held } = await readFeed(d.db, clientId, cursor, PAGE);
       for (const r of rows) {
         if (closed) break;
         cursor = positionOf(r);

@@ -10,12 +10,11 @@ import { languageOf, type Language } from '../i18n/languages.ts';
 import type { Merchant } from '../merchants/merchant.ts';
 import { answerChallenge, attemptPayment } from '../payments/attempt.ts';
 import { checkChoice } from '../payments/customer-choice.ts';
-import { isWellFormedId } from '../payments/ids.ts';
+import { paymentById } from '../payments/get-payment.ts';
 import { METHOD, isSimulatedFlow } from '../payments/methods.ts';
 import { challengeCode, formEcho } from '../payments/rules/customer.ts';
 import { POLICY } from '../payments/rules/policy.ts';
 import type { PaymentRow } from '../payments/row.ts';
-import { selectPaymentById } from '../payments/store.ts';
 import { isFinal, STATUS } from '../payments/state-machine.ts';
 import { yearMonthIn } from '../payments/text.ts';
 import { forRequest, type Services } from '../services.ts';
@@ -114,7 +113,7 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
   }
 
   async function load(payId: string): Promise<{ payment: PaymentRow; merchant: Merchant }> {
-    const payment = isWellFormedId(payId) ? await selectPaymentById(s.db, payId) : null;
+    const payment = await paymentById(s.db, payId);
     const merchant = payment ? await s.merchants.byId(payment.client_id) : null;
     if (!payment || !merchant) throw gatewayError(ERRORS.paymentNotFound);
     // Production shows no simulated flow, even of a payment that lists one (made by a sandbox).
@@ -305,7 +304,7 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
     { schema: { hide: true, params: PaymentParams }, config },
     async (request, reply) => {
       const { payId } = request.params;
-      const payment = isWellFormedId(payId) ? await selectPaymentById(s.db, payId) : null;
+      const payment = await paymentById(s.db, payId);
       if (!payment) throw gatewayError(ERRORS.paymentNotFound);
       reply.header('Cache-Control', 'no-store');
       // attempts: the QR page tells a decline in the banking app (back to Created) from no news.

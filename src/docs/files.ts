@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DOCS_LANGUAGE, isLanguage, otherLanguages, type Language } from '../i18n/languages.ts';
 
 /** dist/docs next to the bundle, else the repository's docs/ (two levels above src/docs/). */
 export function docsDirectory(): string {
@@ -21,10 +22,10 @@ export interface DocPage {
   title: string;
   /** The first paragraph after the title, for indexes (llms.txt, the docs home). */
   summary: string;
-  /** `ka` for `name.ka.md`, else `en`. */
-  lang: 'en' | 'ka';
-  /** The page in the other language (`quickstart` ↔ `quickstart.ka`), when there is one. */
-  translation: string | null;
+  /** The language of `name.<language>.md`, else the docs' own (DOCS_LANGUAGE). */
+  lang: Language;
+  /** The slugs of this page in the other languages that have it (`quickstart` ↔ `quickstart.ka`). */
+  translations: Partial<Record<Language, string>>;
   guide: boolean;
   markdown: string;
 }
@@ -98,8 +99,18 @@ export function plainText(markdown: string): string {
     .join('');
 }
 
+/** A slug's language (its `.<language>` suffix, else the docs' own) and the slug without it. */
+export function languageOfSlug(slug: string): { base: string; lang: Language } {
+  const m = /\.([a-z]{2})$/.exec(slug);
+  const lang = m && isLanguage(m[1]) && m[1] !== DOCS_LANGUAGE ? m[1] : null;
+  return lang ? { base: slug.slice(0, -3), lang } : { base: slug, lang: DOCS_LANGUAGE };
+}
+
+/** The slug of page `base` in `lang`. */
+export const slugIn = (base: string, lang: Language) => (lang === DOCS_LANGUAGE ? base : `${base}.${lang}`);
+
 const rank = (p: DocPage) => {
-  const i = GUIDE_ORDER.indexOf(p.slug.replace(/^guides\//, '').replace(/\.ka$/, ''));
+  const i = GUIDE_ORDER.indexOf(languageOfSlug(p.slug.replace(/^guides\//, '')).base);
   return p.guide && i >= 0 ? i : GUIDE_ORDER.length;
 };
 
@@ -113,14 +124,18 @@ export function loadPages(dir: string): DocPage[] {
   const pages = [...slugs].map((slug): DocPage => {
     const file = path.join(dir, `${slug}.md`);
     const markdown = fs.readFileSync(file, 'utf8');
-    const lang = slug.endsWith('.ka') ? 'ka' : 'en';
-    const other = lang === 'ka' ? slug.slice(0, -3) : `${slug}.ka`;
+    const { base, lang } = languageOfSlug(slug);
+    const translations: Partial<Record<Language, string>> = {};
+    for (const other of otherLanguages(lang)) {
+      const candidate = slugIn(base, other);
+      if (slugs.has(candidate)) translations[other] = candidate;
+    }
     return {
       slug,
       file,
       ...titleAndSummary(markdown, path.basename(slug)),
       lang,
-      translation: slugs.has(other) ? other : null,
+      translations,
       guide: slug.startsWith('guides/'),
       markdown,
     };

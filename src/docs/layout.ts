@@ -4,6 +4,7 @@
 // search box and the code blocks' copy buttons; the pages read the same without it).
 import type { DocPage } from './files.ts';
 import { escape } from '../html/html.ts';
+import { DOCS_LANGUAGE, LANGUAGE_INFO, otherLanguages, type Language } from '../i18n/languages.ts';
 
 export const DOCS_CSS_PATH = '/docs/assets/docs.css';
 export const DOCS_JS_PATH = '/docs/assets/docs.js';
@@ -32,7 +33,7 @@ const CHROME = {
     reference: 'ცნობარი',
     more: 'სხვა დოკუმენტაცია',
   },
-};
+} satisfies Record<Language, Record<string, string>>;
 
 export const REFERENCE_LINKS: { href: string; title: string }[] = [
   { href: '/docs/api', title: 'API reference' },
@@ -44,39 +45,50 @@ export const REFERENCE_LINKS: { href: string; title: string }[] = [
 
 export interface PageOptions {
   title: string;
-  lang: 'en' | 'ka';
+  lang: Language;
   /** The URL of this page, to mark it in the navigation. */
   path: string;
   body: string;
   toc?: { id: string; text: string }[];
   markdownHref?: string;
-  translation?: { href: string; label: string } | null;
+  /** The page in other languages. */
+  translations?: { lang: Language; href: string }[];
 }
 
 const link = (href: string, text: string, current: string, lang?: string) =>
   `<a href="${escape(href)}"${href === current ? ' aria-current="page"' : ''}${lang ? ` lang="${lang}" hreflang="${lang}"` : ''}>${escape(text)}</a>`;
 
-function navigation(pages: DocPage[], current: string, lang: 'en' | 'ka'): string {
+/** The lang attribute a link to page `p` needs: none in the docs' own language. */
+const langOf = (p: DocPage) => (p.lang === DOCS_LANGUAGE ? undefined : LANGUAGE_INFO[p.lang].htmlLang);
+
+function navigation(pages: DocPage[], current: string, lang: Language): string {
   const t = CHROME[lang];
-  const guides = pages.filter((p) => p.guide && p.lang === 'en');
+  const guides = pages.filter((p) => p.guide && p.lang === DOCS_LANGUAGE);
   const others = pages.filter((p) => !p.guide);
   const guideItems = guides
     .map((p) => {
-      const ka = p.translation
-        ? ` <span class="alt">${link(`/docs/${p.translation}`, 'ქართ.', current, 'ka')}</span>`
-        : '';
-      return `<li>${link(`/docs/${p.slug}`, p.title, current)}${ka}</li>`;
+      const alternates = otherLanguages(p.lang)
+        .flatMap((l) => {
+          const slug = p.translations[l];
+          return slug
+            ? [
+                ` <span class="alt">${link(`/docs/${slug}`, LANGUAGE_INFO[l].short, current, LANGUAGE_INFO[l].htmlLang)}</span>`,
+              ]
+            : [];
+        })
+        .join('');
+      return `<li>${link(`/docs/${p.slug}`, p.title, current)}${alternates}</li>`;
     })
     .join('');
-  // A Georgian page without an English one still needs a place in the menu.
+  // A translated guide without its page in the docs' own language still needs a place in the menu.
   const orphans = pages
-    .filter((p) => p.guide && p.lang === 'ka' && !p.translation)
-    .map((p) => `<li>${link(`/docs/${p.slug}`, p.title, current, 'ka')}</li>`);
+    .filter((p) => p.guide && p.lang !== DOCS_LANGUAGE && !p.translations[DOCS_LANGUAGE])
+    .map((p) => `<li>${link(`/docs/${p.slug}`, p.title, current, langOf(p))}</li>`);
   return `<nav id="nav" aria-label="Documentation">
 <p class="nav-home">${link('/docs', 'Karibche docs', current)}</p>
 <h2>${t.guides}</h2><ul>${guideItems}${orphans.join('')}</ul>
 <h2>${t.reference}</h2><ul>${REFERENCE_LINKS.map((r) => `<li>${link(r.href, r.title, current)}</li>`).join('')}</ul>
-<h2>${t.more}</h2><ul>${others.map((p) => `<li>${link(`/docs/${p.slug}`, p.title, current, p.lang === 'ka' ? 'ka' : undefined)}</li>`).join('')}</ul>
+<h2>${t.more}</h2><ul>${others.map((p) => `<li>${link(`/docs/${p.slug}`, p.title, current, langOf(p))}</li>`).join('')}</ul>
 </nav>`;
 }
 
@@ -91,9 +103,10 @@ export function page(pages: DocPage[], o: PageOptions): string {
       ? `<nav class="toc" aria-label="${t.onThisPage}"><h2>${t.onThisPage}</h2><ul>${o.toc.map((h) => `<li><a href="#${escape(h.id)}">${escape(h.text)}</a></li>`).join('')}</ul></nav>`
       : '';
   const tools = [
-    o.translation
-      ? `<a href="${escape(o.translation.href)}" hreflang="${o.lang === 'en' ? 'ka' : 'en'}" lang="${o.lang === 'en' ? 'ka' : 'en'}">${escape(o.translation.label)}</a>`
-      : '',
+    ...(o.translations ?? []).map((tr) => {
+      const info = LANGUAGE_INFO[tr.lang];
+      return `<a href="${escape(tr.href)}" hreflang="${info.htmlLang}" lang="${info.htmlLang}">${escape(info.inLanguage)}</a>`;
+    }),
     o.markdownHref ? `<a href="${escape(o.markdownHref)}" type="text/markdown">${t.markdown}</a>` : '',
   ].filter(Boolean);
   return `<!doctype html>

@@ -12,6 +12,7 @@
 import fs from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escape } from '../html/html.ts';
+import { DOCS_LANGUAGE, LANGUAGE_INFO, otherLanguages } from '../i18n/languages.ts';
 import { errorsBody } from './errors-page.ts';
 import { docsDirectory, loadPages, loadStaticFiles, type DocPage } from './files.ts';
 import { DOCS_CSP, DOCS_CSS_PATH, DOCS_JS_PATH, REFERENCE_LINKS, SEARCH_INDEX_PATH, page } from './layout.ts';
@@ -27,9 +28,25 @@ const css = fs.readFileSync(new URL('./assets/docs.css', import.meta.url), 'utf8
 const js = fs.readFileSync(new URL('./assets/docs.js', import.meta.url), 'utf8');
 
 function home(pages: DocPage[]): string {
+  // A page in the docs' own language lists its translations; a translation is listed alone only
+  // when the page it translates does not exist.
+  const translated = (p: DocPage) =>
+    p.lang !== DOCS_LANGUAGE
+      ? ''
+      : otherLanguages(p.lang)
+          .flatMap((l) => {
+            const slug = p.translations[l];
+            const info = LANGUAGE_INFO[l];
+            return slug
+              ? [
+                  ` · <a href="/docs/${escape(slug)}" lang="${info.htmlLang}" hreflang="${info.htmlLang}">${escape(info.inLanguage)}</a>`,
+                ]
+              : [];
+          })
+          .join('');
   const item = (p: DocPage) =>
-    `<li><a href="/docs/${escape(p.slug)}"${p.lang === 'ka' ? ' lang="ka"' : ''}>${escape(p.title)}</a>${p.translation && p.lang === 'en' ? ` · <a href="/docs/${escape(p.translation)}" lang="ka" hreflang="ka">ქართულად</a>` : ''}${p.summary ? `<br><span class="summary">${escape(p.summary)}</span>` : ''}</li>`;
-  const guides = pages.filter((p) => p.guide && (p.lang === 'en' || !p.translation));
+    `<li><a href="/docs/${escape(p.slug)}"${p.lang === DOCS_LANGUAGE ? '' : ` lang="${LANGUAGE_INFO[p.lang].htmlLang}"`}>${escape(p.title)}</a>${translated(p)}${p.summary ? `<br><span class="summary">${escape(p.summary)}</span>` : ''}</li>`;
+  const guides = pages.filter((p) => p.guide && (p.lang === DOCS_LANGUAGE || !p.translations[DOCS_LANGUAGE]));
   return `<h1>Karibche documentation</h1>
 <p>Karibche is a self-hostable e-commerce payment gateway: a merchant creates a payment server to server, the customer pays on the hosted checkout page, the gateway signs a callback to the merchant, and the merchant refunds, completes or charges a saved card later. It runs as a stateful sandbox (nothing to install) and as a multi-process service on PostgreSQL.</p>
 <p class="start"><a href="/docs/guides/quickstart">Start with the quick start</a> — your first payment in five minutes · <a href="/docs/guides/quickstart.ka" lang="ka" hreflang="ka">სწრაფი დაწყება ქართულად</a></p>
@@ -111,9 +128,10 @@ export function docsRoutes(app: FastifyInstance, publicUrl: string): void {
         body: r.html,
         toc: r.headings,
         markdownHref: `/docs/${p.slug}.md`,
-        translation: p.translation
-          ? { href: `/docs/${p.translation}`, label: p.lang === 'en' ? 'ქართულად' : 'In English' }
-          : null,
+        translations: otherLanguages(p.lang).flatMap((l) => {
+          const slug = p.translations[l];
+          return slug ? [{ lang: l, href: `/docs/${slug}` }] : [];
+        }),
       });
     });
 

@@ -3,11 +3,12 @@
 // server round trip per keystroke, nothing external). Built once, like the pages.
 import type { DocPage } from './files.ts';
 import type { ReferenceGroup } from './reference.ts';
+import { DOCS_LANGUAGE, type Language } from '../i18n/languages.ts';
 
 export interface SearchEntry {
   url: string;
   title: string;
-  lang: 'en' | 'ka';
+  lang: Language;
   headings: string[];
   /** The page's text without markup, code blocks included (people search for an endpoint or a variable). */
   text: string;
@@ -45,7 +46,7 @@ export function searchIndex(
       (o): SearchEntry => ({
         url: `/docs/api#${o.id}`,
         title: `${o.method} ${o.path}`,
-        lang: 'en',
+        lang: DOCS_LANGUAGE,
         headings: [o.summary, g.tag],
         text: `${o.summary}. ${o.description} ${o.fields.map((f) => f.name).join(' ')}`,
       }),

@@ -4,7 +4,16 @@ import { ERRORS } from '../errors/catalogue.ts';
 import { Violations, invalidField } from '../errors/gateway-error.ts';
 import type { Queryable } from '../store/db.ts';
 import { FEED_START, formatPosition, parsePosition, type FeedPosition } from './position.ts';
-import { selectFeed, type FeedRow } from './store.ts';
+import { selectFeed, selectFeedTail, type FeedRow } from './store.ts';
+
+export type { FeedRow };
+
+/** A live stream's next read: up to `limit` settled events after `from`, and whether newer ones are held back by an open transaction. */
+export const readFeed = (q: Queryable, clientId: string, from: FeedPosition, limit: number) =>
+  selectFeed(q, clientId, from, limit);
+
+/** Where a live stream without a position starts: after the merchant's latest settled event (null: none yet). */
+export const feedTail = (q: Queryable, clientId: string): Promise<FeedPosition | null> => selectFeedTail(q, clientId);
 
 export const DEFAULT_EVENTS_PAGE = 100;
 export const MAX_EVENTS_PAGE = 500;

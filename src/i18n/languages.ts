@@ -12,12 +12,22 @@ export interface LanguageInfo {
   locale: string;
   /** The page's <html lang> and a link's hreflang. */
   htmlLang: string;
+  /** A link to a page's version in this language, as its readers name it ("In English"). */
+  inLanguage: string;
+  /** The same, short, beside a title in the docs' navigation. */
+  short: string;
 }
 
 export const LANGUAGE_INFO = {
-  ka: { name: 'ქართული', locale: 'ka-GE', htmlLang: 'ka' },
-  en: { name: 'English', locale: 'en-GB', htmlLang: 'en' },
+  ka: { name: 'ქართული', locale: 'ka-GE', htmlLang: 'ka', inLanguage: 'ქართულად', short: 'ქართ.' },
+  en: { name: 'English', locale: 'en-GB', htmlLang: 'en', inLanguage: 'In English', short: 'Eng.' },
 } as const satisfies Record<Language, LanguageInfo>;
+
+/**
+ * The language the documentation is written in; a page's translation into another language is the
+ * file beside it named `<name>.<language>.md` (docs/guides/quickstart.ka.md).
+ */
+export const DOCS_LANGUAGE: Language = 'en';
 
 /** Georgian: the bank's rule for the checkout, and the dashboard's when the browser names no language of ours. */
 export const DEFAULT_LANGUAGE: Language = 'ka';

@@ -7,7 +7,7 @@ import type { AcquirerResult } from '../acquirer/acquirer.ts';
 import type { Queryable } from '../store/db.ts';
 import { savesCard } from './methods.ts';
 import type { PaymentRow } from './row.ts';
-import { insertSavedCard } from './saved-cards.ts';
+import { insertSavedCard } from './saved-card-store.ts';
 import { STATUS, type Status } from './state-machine.ts';
 import type { PaymentPatch } from './store.ts';
 

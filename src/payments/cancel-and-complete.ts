@@ -26,7 +26,7 @@ import {
   type OperationRow,
 } from './cancel-and-complete-store.ts';
 import { operationWindow, windowFacts, type OperationWindow } from './rules/window.ts';
-import { activateSavedCard } from './saved-cards.ts';
+import { activateSavedCard } from './saved-card-store.ts';
 import { STATUS, type Status } from './state-machine.ts';
 import { lockPayment, moveOne, plus, selectPaymentById } from './store.ts';
 

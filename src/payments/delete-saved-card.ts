@@ -5,7 +5,7 @@ import { gatewayError } from '../errors/gateway-error.ts';
 import type { UnitOfWork } from '../idempotency/unit-of-work.ts';
 import type { PaymentDeps } from './deps.ts';
 import { isWellFormedId } from './ids.ts';
-import { markCardDeleted } from './saved-cards.ts';
+import { markCardDeleted } from './saved-card-store.ts';
 
 export interface DeletedCard {
   recId: string;

@@ -2,7 +2,7 @@
 // minor units, times as ISO strings — stored as is for idempotent replays, rendered by the API.
 import type { Queryable } from '../store/db.ts';
 import type { PaymentRow } from './row.ts';
-import { selectSavedCard } from './saved-cards.ts';
+import { selectSavedCard } from './saved-card-store.ts';
 import { STATUS, type Status } from './state-machine.ts';
 
 export interface PaymentDetails {

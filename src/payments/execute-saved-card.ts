@@ -13,7 +13,7 @@ import { isWellFormedId, newPayId } from './ids.ts';
 import { METHOD } from './methods.ts';
 import { checkCardUsable, checkExecution, executionSplit, type ExecutionInput } from './rules/execution.ts';
 import { POLICY } from './rules/policy.ts';
-import { selectSavedCard } from './saved-cards.ts';
+import { selectSavedCard } from './saved-card-store.ts';
 import { STATUS } from './state-machine.ts';
 import { insertPayment, selectPayment, type InsertPayment } from './store.ts';
 

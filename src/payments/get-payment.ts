@@ -9,7 +9,15 @@ import { isWellFormedId } from './ids.ts';
 import type { Queryable } from '../store/db.ts';
 import type { PaymentRow } from './row.ts';
 import { STATUS } from './state-machine.ts';
-import { selectPayment } from './store.ts';
+import { selectPayment, selectPaymentById } from './store.ts';
+
+/**
+ * Any merchant's payment by id, or null for an unknown id or one that cannot be one: for the
+ * checkout and the sandbox, which decide themselves whose it is and who may act on it.
+ */
+export async function paymentById(q: Queryable, payId: string): Promise<PaymentRow | null> {
+  return isWellFormedId(payId) ? selectPaymentById(q, payId) : null;
+}
 
 /** The merchant's payment as stored, or payment-not-found (also for an id that cannot be one). */
 export async function merchantPaymentRow(q: Queryable, clientId: string, payId: string): Promise<PaymentRow> {

@@ -45,7 +45,6 @@ describe('SQL only in store modules', () => {
   // suites of test/ are outside src/).
   const ALLOWED: Record<string, string> = {
     'acquirer/simulator.ts': 'the simulated bank: its own tables are its state, not the gateway’s',
-    'payments/saved-cards.ts': 'a store module by content (SQL for saved cards) under an older name',
     'ops/routes.ts': 'the readiness probe’s SELECT 1 reads no table',
   };
   const TEST_ONLY = ['testing/'];
@@ -69,5 +68,46 @@ describe('SQL only in store modules', () => {
   it('the exceptions still run SQL (an exception no longer needed is dropped)', () => {
     const stale = Object.keys(ALLOWED).filter((f) => !SQL.test(code(readFileSync(join(ROOT, f), 'utf8'))));
     assert.deepEqual(stale, []);
+  });
+});
+
+// The HTTP layers translate requests to use cases (issue 27): a route module (one that speaks
+// Fastify) calls the domain's functions, never a store module's statements; the database's error
+// predicates and types (store/db.ts) are no statements.
+describe('HTTP layers call use cases, not store modules', () => {
+  const isStore = (m: string) =>
+    (/(^|\/)(store|[\w-]+-store)\.ts$/.test(m) || m.startsWith('store/')) && m !== 'store/db.ts';
+  // Route module → store module it may read, with why.
+  const ALLOWED: Record<string, string> = {
+    'dashboard/routes.ts -> store/secrets.ts':
+      'the secret every process shares for the dashboard’s tokens: infrastructure, not data',
+    'admin/auth.ts -> store/settings.ts': 'the admin token’s hash is a setting of the installation',
+  };
+  const storeImports = () =>
+    HTTP_LAYERS.flatMap(sources).flatMap((file) => {
+      const text = readFileSync(file, 'utf8');
+      if (!/from 'fastify'/.test(text)) return [];
+      const rel = file.slice(ROOT.length);
+      return [...text.matchAll(/import\s+(?!type\b)\{([^}]*)\}\s+from\s+'(\.[^']+)'/g)]
+        .filter((m) => m[1]!.split(',').some((n) => n.trim() && !n.trim().startsWith('type ')))
+        .map((m) => `${rel} -> ${join(rel, '..', m[2]!)}`)
+        .filter((edge) => isStore(edge.split(' -> ')[1]!));
+    });
+
+  it('no route module imports a store function', () => {
+    const found = storeImports();
+    assert.ok(HTTP_LAYERS.flatMap(sources).length > 40);
+    assert.deepEqual(
+      found.filter((edge) => !(edge in ALLOWED)),
+      [],
+    );
+  });
+
+  it('the exceptions are still needed', () => {
+    const found = new Set(storeImports());
+    assert.deepEqual(
+      Object.keys(ALLOWED).filter((edge) => !found.has(edge)),
+      [],
+    );
   });
 });

@@ -8,7 +8,7 @@ import type { PaymentDeps } from './deps.ts';
 import { windowOf } from './cancel-and-complete.ts';
 import type { PaymentRow } from './row.ts';
 import type { OperationWindow } from './rules/window.ts';
-import { selectSavedCard, type SavedCardRow } from './saved-cards.ts';
+import { selectSavedCard, type SavedCardRow } from './saved-card-store.ts';
 import { selectEvents, selectOperations, selectPayment, type OperationRecord, type PaymentEvent } from './store.ts';
 
 export interface PaymentRecord {

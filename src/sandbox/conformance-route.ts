@@ -11,7 +11,7 @@ import { gatewayError, invalidField } from '../errors/gateway-error.ts';
 import { forRequest, type Services } from '../services.ts';
 import { sandboxAuth } from './auth.ts';
 import { runConformance } from './conformance.ts';
-import { selectRun } from './conformance-store.ts';
+import { conformanceRun } from './conformance.ts';
 
 export const CONFORMANCE_WAIT = { defaultSeconds: 5, maxSeconds: 30 } as const;
 
@@ -85,10 +85,7 @@ export function conformanceRoutes(scope: FastifyInstance, s: Services): void {
       },
     },
     async (request) => {
-      const run =
-        request.params.runId.length <= 64
-          ? await selectRun(s.db, request.merchant.clientId, request.params.runId)
-          : null;
+      const run = await conformanceRun(s.db, request.merchant.clientId, request.params.runId);
       if (!run?.report) throw gatewayError(ERRORS.conformanceRunNotFound);
       return run.report as never;
     },

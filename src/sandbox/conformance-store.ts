@@ -1,7 +1,5 @@
 // SQL of the callback conformance run (conformance.ts): its runs, the PaymentIds it sends, the
 // merchant's fetches of them, and the run's own callback attempts on its payments' deliveries.
-import { ERRORS } from '../errors/catalogue.ts';
-import { GatewayError } from '../errors/gateway-error.ts';
 import type { AttemptRecord } from '../callbacks/store.ts';
 import type { Queryable } from '../store/db.ts';
 
@@ -64,30 +62,6 @@ export async function recordFetch(
     'INSERT INTO conformance_fetches (run_id, pay_id, http_status, fetched_at) SELECT run_id, pay_id, $3, $4 FROM conformance_probes WHERE pay_id = $1 AND client_id = $2',
     [payId, clientId, httpStatus, at],
   );
-}
-
-/**
- * Runs a get-payment and, in the sandbox, records it when it fetched a PaymentId a conformance run
- * sent: a conformance payment (its merchantPaymentId says so, so other reads cost nothing) or the
- * run's unknown id (a 404, rare). Recorded in the database, so any gateway process may serve it.
- */
-export async function watchConformanceFetch<T extends { merchantPaymentId: string | null }>(
-  s: { db: Queryable; config: { mode: string } },
-  clientId: string,
-  payId: string,
-  get: () => Promise<T>,
-): Promise<T> {
-  if (s.config.mode !== 'sandbox') return get();
-  try {
-    const details = await get();
-    if (details.merchantPaymentId?.startsWith(CONFORMANCE_PREFIX))
-      await recordFetch(s.db, clientId, payId, 200, new Date());
-    return details;
-  } catch (err) {
-    if (err instanceof GatewayError && err.def === ERRORS.paymentNotFound)
-      await recordFetch(s.db, clientId, payId, 404, new Date());
-    throw err;
-  }
 }
 
 /** The merchant's fetches of `payId` in this run since `since`. */

@@ -21,7 +21,7 @@ import { METHOD, methodRefusal, needsProducts } from '../payments/methods.ts';
 import { checkChoice } from '../payments/customer-choice.ts';
 import { cancelPayment, completePayment } from '../payments/cancel-and-complete.ts';
 import { selectPaymentById } from '../payments/store.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, Queryable } from '../store/db.ts';
 import {
   CONFORMANCE_PREFIX,
   countFetches,
@@ -29,8 +29,10 @@ import {
   insertProbes,
   insertRun,
   markPayment,
+  recordFetch,
   recordRunAttempt,
   selectFinalEvents,
+  selectRun,
 } from './conformance-store.ts';
 
 export type CaseName = 'unpaid' | 'duplicate' | 'out-of-order' | 'second-final' | 'unknown';
@@ -356,4 +358,33 @@ export async function runConformance(
     'callback conformance run finished',
   );
   return result;
+}
+
+/**
+ * Runs a get-payment and, in the sandbox, records it when it fetched a PaymentId a conformance run
+ * sent: a conformance payment (its merchantPaymentId says so, so other reads cost nothing) or the
+ * run's unknown id (a 404, rare). Recorded in the database, so any gateway process may serve it.
+ */
+export async function watchConformanceFetch<T extends { merchantPaymentId: string | null }>(
+  s: { db: Queryable; config: { mode: string } },
+  clientId: string,
+  payId: string,
+  get: () => Promise<T>,
+): Promise<T> {
+  if (s.config.mode !== 'sandbox') return get();
+  try {
+    const details = await get();
+    if (details.merchantPaymentId?.startsWith(CONFORMANCE_PREFIX))
+      await recordFetch(s.db, clientId, payId, 200, new Date());
+    return details;
+  } catch (err) {
+    if (err instanceof GatewayError && err.def === ERRORS.paymentNotFound)
+      await recordFetch(s.db, clientId, payId, 404, new Date());
+    throw err;
+  }
+}
+
+/** The merchant's conformance run `runId` (its report once finished), or null. */
+export async function conformanceRun(q: Queryable, clientId: string, runId: string) {
+  return runId.length <= 64 ? selectRun(q, clientId, runId) : null;
 }

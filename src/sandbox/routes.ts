@@ -12,7 +12,7 @@ import type { Services } from '../services.ts';
 import { mayActOn, sandboxAuth, targetClientId } from './auth.ts';
 import { conformanceRoutes } from './conformance-route.ts';
 import { faultRoutes } from './fault-routes.ts';
-import { resetMerchant } from './reset-store.ts';
+import { resetSandbox } from './reset.ts';
 import { simulateRoute } from './simulate.ts';
 import { testCallbackRoute } from './test-callback.ts';
 
@@ -135,7 +135,7 @@ export function sandboxRoutes(scope: FastifyInstance, s: Services): void {
       const clientId = targetClientId(request, request.body?.clientId);
       const merchant = clientId.length <= 64 && mayActOn(request, clientId) ? await s.merchants.byId(clientId) : null;
       if (!merchant) throw gatewayError(ERRORS.merchantNotFound, { detail: `No merchant ${clientId}` });
-      const deleted = await resetMerchant(s.db, clientId);
+      const deleted = await resetSandbox(s.db, clientId);
       request.log.info({ event: 'sandbox.reset', clientId, ...deleted }, 'sandbox data of a merchant deleted');
       return { clientId, deleted };
     },

@@ -13,9 +13,8 @@ import { checkChoice } from '../payments/customer-choice.ts';
 import { allMethods, methodOf } from '../payments/methods/index.ts';
 import { challengeCode } from '../payments/rules/customer.ts';
 import { paymentDetails } from '../payments/details.ts';
-import { isWellFormedId } from '../payments/ids.ts';
+import { paymentById } from '../payments/get-payment.ts';
 import { STATUS } from '../payments/state-machine.ts';
-import { selectPaymentById } from '../payments/store.ts';
 import { yearMonthIn } from '../payments/text.ts';
 import { forRequest, type Services } from '../services.ts';
 import { mayActOn, type sandboxAuth } from './auth.ts';
@@ -78,9 +77,8 @@ export function simulateRoute(scope: FastifyInstance, s: Services, auth: ReturnT
     async (request) => {
       const { payId } = request.params;
       const body = request.body;
-      if (!isWellFormedId(payId)) throw gatewayError(ERRORS.paymentNotFound);
       // Whose payment it is decides whose clock it runs on, and whether this caller may touch it.
-      const current = await selectPaymentById(s.db, payId);
+      const current = await paymentById(s.db, payId);
       if (!current || !mayActOn(request, current.client_id)) throw gatewayError(ERRORS.paymentNotFound);
       const rs = forRequest(s, request, current.client_id);
       // An otp alone answers the pending challenge; anything else is a new attempt (which locks and

@@ -7,10 +7,9 @@ import { Type } from 'typebox';
 import { callbackId } from '../../callbacks/ids.ts';
 import { ERRORS } from '../../errors/catalogue.ts';
 import { gatewayError } from '../../errors/gateway-error.ts';
-import { MAX_EVENTS_PAGE, listEvents, positionFrom, positionOf } from '../../feed/feed.ts';
+import { MAX_EVENTS_PAGE, feedTail, listEvents, positionFrom, positionOf, type FeedRow } from '../../feed/feed.ts';
 import { MAX_STREAMS_PER_MERCHANT, type EventHub } from '../../feed/hub.ts';
 import { FEED_START, formatPosition } from '../../feed/position.ts';
-import { selectFeedTail, type FeedRow } from '../../feed/store.ts';
 import { toJsonAmount } from '../../payments/money.ts';
 import type { Services } from '../../services.ts';
 import { merchantAuth } from '../auth.ts';
@@ -131,7 +130,7 @@ export function eventRoutes(scope: FastifyInstance, s: Services, hub: EventHub, 
       const from =
         positionFrom(typeof resume === 'string' ? resume : undefined, 'Last-Event-ID') ??
         positionFrom(request.query.after, 'after') ??
-        (await selectFeedTail(s.db, clientId)) ??
+        (await feedTail(s.db, clientId)) ??
         FEED_START;
       if (hub.count(clientId) >= MAX_STREAMS_PER_MERCHANT) {
         throw gatewayError(ERRORS.tooManyEventStreams, {

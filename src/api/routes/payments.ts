@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { createPayment, type CreatedPayment } from '../../payments/create-payment.ts';
 import { getPayment } from '../../payments/get-payment.ts';
 import { listPayments } from '../../payments/search-payments.ts';
-import { watchConformanceFetch } from '../../sandbox/conformance-store.ts';
+import { watchConformanceFetch } from '../../sandbox/conformance.ts';
 import { forRequest, type Services } from '../../services.ts';
 import { merchantAuth } from '../auth.ts';
 import { idempotent } from '../idempotency.ts';

@@ -6,7 +6,7 @@ import { callbackId } from '../../callbacks/ids.ts';
 import { DEFAULT_LANGUAGE, LANGUAGE_INFO, languageOf } from '../../i18n/languages.ts';
 import type { PaymentDetails } from '../../payments/details.ts';
 import type { PaymentRow } from '../../payments/row.ts';
-import type { SavedCardRow } from '../../payments/saved-cards.ts';
+import type { SavedCardRow } from '../../payments/saved-card-store.ts';
 import type { OperationRecord, PaymentEvent } from '../../payments/store.ts';
 import { fill, html, type Html } from '../../html/html.ts';
 import { named } from '../i18n.ts';

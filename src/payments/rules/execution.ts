@@ -4,7 +4,7 @@ import { ERRORS } from '../../errors/catalogue.ts';
 import { Violations, gatewayError } from '../../errors/gateway-error.ts';
 import { formatMinor } from '../money.ts';
 import { isMonthInPast, parseMmYy } from '../text.ts';
-import type { SavedCardRow } from '../saved-cards.ts';
+import type { SavedCardRow } from '../saved-card-store.ts';
 import { amount, ansiText, chargeLimit, currency, oneOf, plainText } from './fields.ts';
 import { POLICY, type RuleContext } from './policy.ts';
 import { splitTerms, type SplitShare } from './split.ts';

@@ -53,7 +53,7 @@ const BulkResponse = Type.Object({
   }),
 });
 
-export function callbackProblemRoutes(scope: FastifyInstance, s: Services, hide: boolean): void {
+export function failedCallbackRoutes(scope: FastifyInstance, s: Services, hide: boolean): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const authenticate = merchantAuth(s.merchants, s.tokens);
 
