@@ -8,6 +8,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -122,7 +123,11 @@ const files = only.length
   : [...testFiles('src'), ...testFiles('test'), ...testFiles('bench'), ...testFiles('sdk')].sort();
 const concurrency = Number(process.env.KARIBCHE_TEST_CONCURRENCY ?? '3');
 const stopWatching = backends.includes('postgres') ? watchConnections() : null;
-const bundles = process.env.KARIBCHE_TEST_TSX ? null : await bundleTests(files);
+const [bundles, cliBundle] = process.env.KARIBCHE_TEST_TSX
+  ? [null, null]
+  : await Promise.all([bundleTests(files), bundleCli()]);
+// src/testing/cli-process.ts starts this instead of bin/karibche.js (the tests that keep the shipped entry excepted).
+if (cliBundle) process.env.KARIBCHE_TEST_CLI_BUNDLE = cliBundle;
 const results = await runFiles(files, concurrency);
 const status = results.some((r) => r.code !== 0) ? 1 : 0;
 printDurations(results);
@@ -214,31 +219,16 @@ async function runFiles(list, concurrency) {
  * src/acquirer/later-failures.test.ts: 12–14 s of CPU through tsx, 8.7–9.2 s compiled).
  * The packages stay outside (node_modules as they are); each module's import.meta.url is its own
  * source file's, so files found beside a module (migrations, fixtures, docs) are found as before.
- * Processes the tests start themselves (src/main.ts through tsx) are not concerned.
+ * Processes the tests start themselves (src/main.ts through tsx) are not concerned; the CLI is
+ * compiled on its own (bundleCli).
  * KARIBCHE_TEST_TSX=1 runs the files through tsx instead.
  */
 async function bundleTests(list) {
   const { build } = await import('esbuild');
-  const { pathToFileURL } = await import('node:url');
   // This run's own directory: runs side by side in one checkout must not replace each other's files.
   const outdir = path.join(root, '.tmp', 'test-bundles', String(process.pid));
   fs.rmSync(outdir, { recursive: true, force: true });
   process.on('exit', () => fs.rmSync(outdir, { recursive: true, force: true }));
-  const ownUrl = {
-    name: 'own-import-meta-url',
-    setup(b) {
-      b.onLoad({ filter: /\.[cm]?ts$/ }, async ({ path: file }) => {
-        if (file.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
-        const text = await fs.promises.readFile(file, 'utf8');
-        // import.meta.dirname and .filename too: a test reading files beside it (migrations) must see its source folder.
-        const contents = text
-          .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(file).href))
-          .replaceAll('import.meta.dirname', JSON.stringify(path.dirname(file)))
-          .replaceAll('import.meta.filename', JSON.stringify(file));
-        return { contents, loader: 'ts' };
-      });
-    },
-  };
   const t0 = Date.now();
   try {
     await build({
@@ -253,7 +243,7 @@ async function bundleTests(list) {
       packages: 'external',
       sourcemap: 'linked',
       outExtension: { '.js': '.mjs' },
-      plugins: [ownUrl],
+      plugins: [ownImportMeta()],
       logLevel: 'error',
     });
   } catch (err) {
@@ -264,6 +254,67 @@ async function bundleTests(list) {
   return new Map(
     list.map((f) => [f, path.join(outdir, path.relative(root, path.resolve(f))).replace(/\.ts$/, '.mjs')]),
   );
+}
+
+/**
+ * An esbuild plugin: each of the project's modules keeps its source file's import.meta.url,
+ * .dirname and .filename in the bundle, so files found beside a module (migrations, fixtures, docs)
+ * are found where they are found when the sources run through tsx.
+ */
+function ownImportMeta() {
+  return {
+    name: 'own-import-meta-url',
+    setup(b) {
+      b.onLoad({ filter: /\.[cm]?ts$/ }, async ({ path: file }) => {
+        if (file.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+        const text = await fs.promises.readFile(file, 'utf8');
+        // import.meta.dirname and .filename too: a test reading files beside it (migrations) must see its source folder.
+        const contents = text
+          .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(file).href))
+          .replaceAll('import.meta.dirname', JSON.stringify(path.dirname(file)))
+          .replaceAll('import.meta.filename', JSON.stringify(file));
+        return { contents, loader: 'ts' };
+      });
+    },
+  };
+}
+
+/**
+ * Compiles the `karibche` CLI (src/cli/karibche.ts) once into one ESM bundle, which the CLI tests
+ * start with plain `node` (src/testing/cli-process.ts, through KARIBCHE_TEST_CLI_BUNDLE) instead of
+ * `node bin/karibche.js`: through tsx every CLI start registered the loader and transpiled the
+ * CLI's ~50 modules again (src/cli/developer.test.ts starts the CLI dozens of times per backend).
+ * Packages stay in node_modules (the bundle lies inside the checkout, so `import.meta.resolve`
+ * finds them); the modules keep their source files' import.meta.url (ownImportMeta), so the one
+ * file the CLI finds beside its code, the migrations folder of `karibche migrate`, is
+ * src/store/migrations as through tsx: nothing to copy. Returns the bundle's path, or null (the tests then start bin/karibche.js).
+ */
+async function bundleCli() {
+  const { build } = await import('esbuild');
+  const outdir = path.join(root, '.tmp', 'test-cli', String(process.pid));
+  fs.rmSync(outdir, { recursive: true, force: true });
+  process.on('exit', () => fs.rmSync(outdir, { recursive: true, force: true }));
+  const outfile = path.join(outdir, 'karibche.mjs');
+  try {
+    await build({
+      entryPoints: [path.join(root, 'src/cli/karibche.ts')],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      // Its stacks (an unexpected error's, printed whole) name the sources: ~0.02 s of CPU per start.
+      sourcemap: 'linked',
+      plugins: [ownImportMeta()],
+      logLevel: 'error',
+    });
+  } catch (err) {
+    console.error(`\n*** compiling the CLI failed (${err.message}): the CLI tests start bin/karibche.js. ***\n`);
+    return null;
+  }
+  console.log(`CLI compiled into ${path.relative(root, outfile)} (KARIBCHE_TEST_CLI_BUNDLE)`);
+  return outfile;
 }
 
 /** User + system seconds of the shell's waited-for children, from a /proc/<pid>/stat line. */

@@ -1,5 +1,9 @@
-// For the CLI tests: `karibche` run as a developer runs it (node bin/karibche.js, through tsx), to
-// completion or kept running (listen, logs tail) with its output read line by line.
+// For the CLI tests: `karibche` run as a developer runs it, to completion or kept running (listen,
+// logs tail) with its output read line by line. Under the test runner (scripts/test.mjs) that is the
+// CLI it compiled once with esbuild (KARIBCHE_TEST_CLI_BUNDLE: src/cli/karibche.ts and its modules in
+// one file, run by plain node), because every start of `node bin/karibche.js` registered tsx and
+// transpiled the CLI again; `{ shipped: true }`, or no such variable (a file run on its own), starts
+// the entry the package ships, bin/karibche.js through tsx.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 
 export interface CliResult {
@@ -19,11 +23,22 @@ const CLEAN = {
   KARIBCHE_CALLBACK_SECRET: '',
 };
 
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+export interface CliOptions {
+  /** Start bin/karibche.js (through tsx) even when the runner compiled the CLI. */
+  shipped?: boolean;
+}
+
+/** node's arguments for one CLI start (the working directory stays the caller's: the repository). */
+function cliArgs(args: string[], { shipped = false }: CliOptions): string[] {
+  const bundle = process.env.KARIBCHE_TEST_CLI_BUNDLE;
+  return !shipped && bundle ? ['--enable-source-maps', bundle, ...args] : ['bin/karibche.js', ...args];
+}
+
+export function runCli(args: string[], env: Record<string, string>, options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['bin/karibche.js', ...args],
+      cliArgs(args, options),
       { env: { ...process.env, ...CLEAN, ...env }, timeout: 60_000 },
       (err, stdout, stderr) => {
         resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
@@ -41,8 +56,8 @@ export interface RunningCli {
   stop(): Promise<number | null>;
 }
 
-export function startCli(args: string[], env: Record<string, string>): RunningCli {
-  const child = spawn(process.execPath, ['bin/karibche.js', ...args], {
+export function startCli(args: string[], env: Record<string, string>, options: CliOptions = {}): RunningCli {
+  const child = spawn(process.execPath, cliArgs(args, options), {
     env: { ...process.env, ...CLEAN, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
