@@ -123,11 +123,15 @@ const files = only.length
   : [...testFiles('src'), ...testFiles('test'), ...testFiles('bench'), ...testFiles('sdk')].sort();
 const concurrency = Number(process.env.KARIBCHE_TEST_CONCURRENCY ?? '3');
 const stopWatching = backends.includes('postgres') ? watchConnections() : null;
-const [bundles, cliBundle] = process.env.KARIBCHE_TEST_TSX
+const [bundles, entries] = process.env.KARIBCHE_TEST_TSX
   ? [null, null]
-  : await Promise.all([bundleTests(files), bundleCli()]);
-// src/testing/cli-process.ts starts this instead of bin/karibche.js (the tests that keep the shipped entry excepted).
-if (cliBundle) process.env.KARIBCHE_TEST_CLI_BUNDLE = cliBundle;
+  : await Promise.all([bundleTests(files), bundleEntries()]);
+// src/testing/cli-process.ts starts this instead of bin/karibche.js (the tests that keep the shipped entry excepted),
+// src/testing/process.ts this instead of src/main.ts through tsx.
+if (entries) {
+  process.env.KARIBCHE_TEST_CLI_BUNDLE = entries.cli;
+  process.env.KARIBCHE_TEST_GATEWAY_BUNDLE = entries.gateway;
+}
 const results = await runFiles(files, concurrency);
 const status = results.some((r) => r.code !== 0) ? 1 : 0;
 printDurations(results);
@@ -219,8 +223,8 @@ async function runFiles(list, concurrency) {
  * src/acquirer/later-failures.test.ts: 12–14 s of CPU through tsx, 8.7–9.2 s compiled).
  * The packages stay outside (node_modules as they are); each module's import.meta.url is its own
  * source file's, so files found beside a module (migrations, fixtures, docs) are found as before.
- * Processes the tests start themselves (src/main.ts through tsx) are not concerned; the CLI is
- * compiled on its own (bundleCli).
+ * The processes the tests start, the CLI's and the gateway's, are
+ * compiled once on their own (bundleEntries).
  * KARIBCHE_TEST_TSX=1 runs the files through tsx instead.
  */
 async function bundleTests(list) {
@@ -280,25 +284,29 @@ function ownImportMeta() {
 }
 
 /**
- * Compiles the `karibche` CLI (src/cli/karibche.ts) once into one ESM bundle, which the CLI tests
- * start with plain `node` (src/testing/cli-process.ts, through KARIBCHE_TEST_CLI_BUNDLE) instead of
- * `node bin/karibche.js`: through tsx every CLI start registered the loader and transpiled the
- * CLI's ~50 modules again (src/cli/developer.test.ts starts the CLI dozens of times per backend).
+ * Compiles the `karibche` CLI (src/cli/karibche.ts) and the gateway (src/main.ts) once, each into
+ * one ESM bundle, which the tests start with plain `node` (src/testing/cli-process.ts through
+ * KARIBCHE_TEST_CLI_BUNDLE, src/testing/process.ts through KARIBCHE_TEST_GATEWAY_BUNDLE) instead of
+ * through tsx: every start registered the loader and transpiled the modules again
+ * (src/cli/developer.test.ts starts the CLI dozens of times per backend; nine files start gateway
+ * processes, the crash and stopping suites many).
  * Packages stay in node_modules (the bundle lies inside the checkout, so `import.meta.resolve`
  * finds them); the modules keep their source files' import.meta.url (ownImportMeta), so the one
  * file the CLI finds beside its code, the migrations folder of `karibche migrate`, is
- * src/store/migrations as through tsx: nothing to copy. Returns the bundle's path, or null (the tests then start bin/karibche.js).
+ * src/store/migrations as through tsx, and the gateway's assets, docs and migrations likewise:
+ * nothing to copy. Returns the bundles' paths, or null (the tests then start them through tsx).
  */
-async function bundleCli() {
+async function bundleEntries() {
   const { build } = await import('esbuild');
   const outdir = path.join(root, '.tmp', 'test-cli', String(process.pid));
   fs.rmSync(outdir, { recursive: true, force: true });
   process.on('exit', () => fs.rmSync(outdir, { recursive: true, force: true }));
-  const outfile = path.join(outdir, 'karibche.mjs');
+  const out = { cli: path.join(outdir, 'karibche.mjs'), gateway: path.join(outdir, 'main.mjs') };
   try {
     await build({
-      entryPoints: [path.join(root, 'src/cli/karibche.ts')],
-      outfile,
+      entryPoints: { karibche: path.join(root, 'src/cli/karibche.ts'), main: path.join(root, 'src/main.ts') },
+      outdir,
+      outExtension: { '.js': '.mjs' },
       bundle: true,
       platform: 'node',
       format: 'esm',
@@ -310,11 +318,15 @@ async function bundleCli() {
       logLevel: 'error',
     });
   } catch (err) {
-    console.error(`\n*** compiling the CLI failed (${err.message}): the CLI tests start bin/karibche.js. ***\n`);
+    console.error(
+      `\n*** compiling the CLI and the gateway failed (${err.message}): the tests start them through tsx. ***\n`,
+    );
     return null;
   }
-  console.log(`CLI compiled into ${path.relative(root, outfile)} (KARIBCHE_TEST_CLI_BUNDLE)`);
-  return outfile;
+  console.log(
+    `CLI and gateway compiled into ${path.relative(root, outdir)} (KARIBCHE_TEST_CLI_BUNDLE, KARIBCHE_TEST_GATEWAY_BUNDLE)`,
+  );
+  return out;
 }
 
 /** User + system seconds of the shell's waited-for children, from a /proc/<pid>/stat line. */

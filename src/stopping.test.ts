@@ -30,7 +30,9 @@ async function startGateway(
   env: Record<string, string> = {},
 ): Promise<ChildProcess> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-stop-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  // The runner's compiled gateway when there is one (scripts/test.mjs): tsx costs every start.
+  const bundle = process.env.KARIBCHE_TEST_GATEWAY_BUNDLE;
+  const child = spawn(process.execPath, bundle ? [bundle] : ['--import', 'tsx', 'src/main.ts'], {
     env: {
       ...process.env,
       KARIBCHE_DATA_DIR: dir,

@@ -1,4 +1,4 @@
-// The gateway as a real child process (src/main.ts through tsx), the way `npm start` runs it, for
+// The gateway as a real child process (src/main.ts, compiled once by the test runner or through tsx), for
 // the tests that kill, restart or cut off a whole process.
 import { spawn, type ChildProcess } from 'node:child_process';
 
@@ -24,7 +24,9 @@ export async function startGatewayProcess(
   const timeoutMs = opts.timeoutMs ?? 120_000;
   let out = '';
   // A small pool (plus one LISTEN connection) per process: test files share the server's connections.
-  const child = spawn(process.execPath, opts.bundle ? [opts.bundle] : ['--import', 'tsx', 'src/main.ts'], {
+  // The runner's compiled gateway (scripts/test.mjs) unless told which bundle: tsx costs every start.
+  const bundle = opts.bundle ?? process.env.KARIBCHE_TEST_GATEWAY_BUNDLE;
+  const child = spawn(process.execPath, bundle ? [bundle] : ['--import', 'tsx', 'src/main.ts'], {
     env: { ...process.env, LOG_LEVEL: 'info', KARIBCHE_DB_POOL: String(PROCESS_POOL_SIZE), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
