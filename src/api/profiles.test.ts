@@ -1,9 +1,8 @@
 // The bank profile (answers as the real bank does, its limits) and the default profile's
 // Karibche-Fidelity-Warning header, through the merchant API (docs/bank-profile.md).
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { promisify } from 'node:util';
+import { runCli } from '../testing/cli-process.ts';
 import { BACKENDS } from '../testing/databases.ts';
 import { listeningGateway } from '../testing/browser.ts';
 import {
@@ -466,12 +465,8 @@ describe('karibche merchant update --profile bank', () => {
     const { t, base } = await listeningGateway(BACKENDS[0]!);
     try {
       const m = await MerchantClient.create(t);
-      const { stdout } = await promisify(execFile)(
-        process.execPath,
+      const { code, stdout, stderr } = await runCli(
         [
-          '--import',
-          'tsx',
-          'src/cli/karibche.ts',
           'merchant',
           'update',
           m.credentials.clientId,
@@ -483,8 +478,9 @@ describe('karibche merchant update --profile bank', () => {
           '4000',
           '--json',
         ],
-        { env: { ...process.env, KARIBCHE_URL: base, KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN } },
+        { KARIBCHE_URL: base, KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN },
       );
+      assert.equal(code, 0, stderr);
       const view = JSON.parse(stdout);
       assert.deepEqual([view.profile, view.transactionLimit, view.dailyLimit], ['bank', 1500, 4000]);
     } finally {

@@ -3,11 +3,10 @@
 // time, sign-out, the operator's user creation (admin API and CLI), and that dashboard traffic
 // stays out of the merchant API's request log.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 import { hashSecret } from '../merchants/credentials.ts';
 import { verifyPassword } from '../merchants/passwords.ts';
+import { runCli } from '../testing/cli-process.ts';
 import { BACKENDS } from '../testing/databases.ts';
 import { ADMIN_TOKEN, TEST_ACQUIRER_MODULE, accessToken, createMerchant, useGateway } from '../testing/harness.ts';
 import { Receiver } from '../testing/receiver.ts';
@@ -446,10 +445,12 @@ for (const backend of BACKENDS) {
     it('`karibche user create` prints the generated password once', { timeout: 60_000 }, async () => {
       const port = await freePort();
       await ctx.t.app.listen({ port, host: '127.0.0.1' });
-      const run = (args: string[]) =>
-        promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/karibche.ts', ...args], {
-          env: { ...process.env, KARIBCHE_URL: `http://127.0.0.1:${port}`, KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN },
-        });
+      // The CLI as the runner compiled it (src/testing/cli-process.ts); a failed command rejects.
+      const run = async (args: string[]) => {
+        const r = await runCli(args, { KARIBCHE_URL: `http://127.0.0.1:${port}`, KARIBCHE_ADMIN_TOKEN: ADMIN_TOKEN });
+        if (r.code !== 0) throw new Error(`${r.stderr}${r.stdout}`);
+        return r;
+      };
       const { stdout } = await run([
         'user',
         'create',
