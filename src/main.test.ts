@@ -175,10 +175,13 @@ describe('the gateway process', () => {
       });
       const pidsSeen = async (n: number) => {
         const pids = new Set<number>();
-        for (let i = 0; i < n; i++)
-          pids.add(
-            (await (await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { connection: 'close' } })).json()).pid,
+        for (let i = 0; i < n; i++) {
+          // Refused while no worker is alive (the crash-loop part kills them faster than they start).
+          const res = await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { connection: 'close' } }).catch(
+            () => null,
           );
+          if (res) pids.add((await res.json()).pid);
+        }
         return pids;
       };
       try {
@@ -214,8 +217,33 @@ describe('the gateway process', () => {
           30_000,
           20,
         );
-        const now = await waitForTwo(victim);
-        assert.ok(!now.has(victim) && now.size === 2, `after the kill: ${[...now]}`);
+        const replaced = await waitForTwo(victim);
+        assert.ok(!replaced.has(victim) && replaced.size === 2, `after the kill: ${[...replaced]}`);
+        // A worker that keeps dying is replaced ever more slowly: the fourth death within a minute
+        // waits 1 s for its replacement (not a tight restart loop).
+        const workerPids = () =>
+          fs
+            .readFileSync(`/proc/${p.child.pid}/task/${p.child.pid}/children`, 'utf8')
+            .trim()
+            .split(/\s+/)
+            .filter(Boolean)
+            .map(Number);
+        for (let i = 0; i < 3; i++) {
+          const pid = workerPids()[0]!;
+          process.kill(pid, 'SIGKILL');
+          await waitUntil(`death ${i + 2} logged`, () => p.output().includes(`"workerPid":${pid}`), 30_000, 20);
+        }
+        const exits = p
+          .output()
+          .split('\n')
+          .filter((l) => l.includes('"event":"worker.exited"'))
+          .map((l) => JSON.parse(l) as { restartInMs: number });
+        assert.deepEqual(
+          exits.map((e) => e.restartInMs),
+          [0, 0, 0, 1000],
+        );
+        const now = await waitForTwo();
+        assert.equal(now.size, 2, `after the crash loop: ${[...now]}`);
         p.child.kill('SIGTERM');
         assert.equal(await p.exited, 0, p.output());
         for (const pid of now)
@@ -223,6 +251,46 @@ describe('the gateway process', () => {
       } finally {
         p.child.kill('SIGKILL');
         await t.drop();
+      }
+    });
+
+    it("stops with the worker's status when no worker can start, instead of replacing them forever [postgres]", {
+      timeout: 120_000,
+    }, async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-main-'));
+      const port = await freePort();
+      // A database that refuses every connection (nothing listens on port 1 of loopback).
+      const child = spawn(
+        process.execPath,
+        [
+          process.env.KARIBCHE_TEST_GATEWAY_BUNDLE ??
+            (execFileSync(process.execPath, ['scripts/build.mjs', path.join(dir, 'dist')]),
+            path.join(dir, 'dist', 'main.mjs')),
+        ],
+        {
+          env: {
+            ...process.env,
+            DATABASE_URL: 'postgres://postgres@127.0.0.1:1/refused',
+            KARIBCHE_WORKERS: '2',
+            KARIBCHE_DATA_DIR: dir,
+            PORT: String(port),
+            LOG_LEVEL: 'info',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+      try {
+        const code = await new Promise((resolve) => child.on('exit', resolve));
+        assert.equal(code, 1, out);
+        assert.match(out, /"event":"worker\.start_failed"/);
+        assert.doesNotMatch(out, /"event":"worker\.exited"/, 'no replacement was started');
+        assert.match(out, /karibche: failed to start: .*(ECONNREFUSED|database unavailable)/s);
+      } finally {
+        child.kill('SIGKILL');
+        fs.rmSync(dir, { recursive: true, force: true });
       }
     });
 

@@ -20,6 +20,10 @@ import { MigrationHistoryError } from './store/migration-history.ts';
 const SHUTDOWN_LIMIT_MS = 15_000;
 const GATEWAY_GIVES_UP_MS = SHUTDOWN_LIMIT_MS - 2_000;
 const PRIMARY_GIVES_UP_MS = SHUTDOWN_LIMIT_MS - 1_000;
+/** Worker deaths counted over this window to tell a crash loop from bad luck. */
+const CRASH_WINDOW_MS = 60_000;
+/** The longest wait before replacing a worker that keeps dying. */
+const MAX_RESTART_DELAY_MS = 30_000;
 
 // A terminal or pipe that went away must not end the process: an 'error' (EPIPE) on process.stdout
 // or process.stderr without a listener is an uncaught exception, and Node itself writes warnings
@@ -137,6 +141,8 @@ async function runPrimary(config: Config): Promise<void> {
   const taken = new Map<Worker, Promise<unknown>>();
   let stopping = false;
   let printed = false;
+  /** Replacements started lately: a worker that keeps dying is replaced ever more slowly. */
+  const replacements: number[] = [];
   const fork = (): Worker => {
     const worker = cluster.fork();
     const stderr = worker.process.stderr!;
@@ -157,11 +163,31 @@ async function runPrimary(config: Config): Promise<void> {
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
     void taken.get(worker)?.then(() => taken.delete(worker));
+    // No worker has ever started (a refused database, a bad setting, a migration history this code
+    // refuses): every replacement would fail the same way, forever. The gateway stops, as a single
+    // process does, with the worker's exit status (2: the operator's to fix), its error already on
+    // stderr.
+    if (!printed) {
+      log.error(
+        { event: 'worker.start_failed', workerPid: worker.process.pid, code, signal },
+        'a worker failed to start; stopping the gateway',
+      );
+      stop('a worker failed to start', code === 2 ? 2 : 1);
+      return;
+    }
+    const now = Date.now();
+    while (replacements.length && replacements[0]! < now - CRASH_WINDOW_MS) replacements.shift();
+    replacements.push(now);
+    // Three deaths a minute are bad luck; more are a crash loop: wait 1, 2, 4 … 30 s before the next.
+    const delayMs = replacements.length > 3 ? Math.min(MAX_RESTART_DELAY_MS, 1000 * 2 ** (replacements.length - 4)) : 0;
     log.warn(
-      { event: 'worker.exited', workerPid: worker.process.pid, code, signal },
-      `worker ${worker.process.pid} exited; starting a replacement`,
+      { event: 'worker.exited', workerPid: worker.process.pid, code, signal, restartInMs: delayMs },
+      `worker ${worker.process.pid} exited; starting a replacement${delayMs ? ` in ${delayMs / 1000} s` : ''}`,
     );
-    fork();
+    // Not unref'd: with every worker dead, this timer is what keeps the primary alive to replace them.
+    setTimeout(() => {
+      if (!stopping) fork();
+    }, delayMs);
   });
   for (let i = 0; i < config.workers; i++) fork();
 
@@ -169,7 +195,7 @@ async function runPrimary(config: Config): Promise<void> {
     await releaseLogs();
     process.exit(code);
   };
-  const stop = (signal: string) => {
+  const stop = (signal: string, status = 0) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down: stopping the workers');
@@ -187,7 +213,7 @@ async function runPrimary(config: Config): Promise<void> {
     for (const w of workers) w.process.kill('SIGTERM');
     void Promise.all(
       workers.map((w) => Promise.all([new Promise((r) => (w.isDead() ? r(null) : w.once('exit', r))), taken.get(w)])),
-    ).then(() => exit(0));
+    ).then(() => exit(status));
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
