@@ -60,14 +60,6 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-export interface AxeFinding {
-  width: number;
-  impact: string;
-  rule: string;
-  /** The elements, as CSS selectors. */
-  where: string;
-}
-
 /**
  * Puts axe-core into the page. Evaluated through the DevTools protocol, which the page's
  * Content-Security-Policy does not govern: the page is checked as its visitors get it (policy
@@ -81,10 +73,9 @@ export async function injectAxe(page: Page): Promise<void> {
 
 /**
  * One axe-core run on the page as it is now (injectAxe first): how many rules passed, and the
- * violations. Only what the tests read crosses back to Node: the whole result (every node of every
- * passed rule, with its HTML) took longer to serialise than the run on long pages. axe's
- * `resultTypes` keeps one node per passed, incomplete or inapplicable rule; every rule still runs and
- * every violation keeps all its nodes.
+ * violations. Only what the tests read crosses back to Node, not the whole result (every node of
+ * every passed rule, with its HTML). axe's `resultTypes` keeps one node per passed, incomplete or
+ * inapplicable rule; every rule still runs and every violation keeps all its nodes.
  */
 export function axeRun(
   page: Page,
@@ -105,21 +96,4 @@ export function axeRun(
       })),
     };
   });
-}
-
-/** Runs axe-core on the page at each width: its findings and how many rules passed. */
-export async function runAxe(
-  page: Page,
-  widths: readonly number[],
-): Promise<{ findings: AxeFinding[]; passes: number }> {
-  await injectAxe(page);
-  const findings: AxeFinding[] = [];
-  let passes = 0;
-  for (const width of widths) {
-    await page.setViewportSize({ width, height: 900 });
-    const result = await axeRun(page);
-    passes += result.passes;
-    for (const v of result.violations) findings.push({ width, impact: v.impact ?? '', rule: v.id, where: v.where });
-  }
-  return { findings, passes };
 }
