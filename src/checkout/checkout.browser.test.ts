@@ -4,18 +4,18 @@
 // throughout, page weight, and screenshots at 1280 and 390 px into test-artifacts/screenshots/.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { selectPaymentById } from '../payments/store.ts';
 import { BACKENDS } from '../testing/databases.ts';
-import { SCREENSHOTS, launchBrowser, listeningGateway, screenshot } from '../testing/browser.ts';
+import { SCREENSHOTS, axeRun, injectAxe, launchBrowser, listeningGateway, screenshot } from '../testing/browser.ts';
 import { EVERYTHING, MerchantClient, accessToken, basicPayment, type TestGateway } from '../testing/harness.ts';
-import { MERCHANT_TEXTS, checkoutTour, type Lang } from '../testing/checkout-page-tour.ts';
+import { MERCHANT_TEXTS, checkoutTour, type Lang, type TourState } from '../testing/checkout-page-tour.ts';
 
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const WIDTHS = [1280, 390] as const;
+/** Pages of the page tour open at once (each its own context): the states do not depend on one another. */
+const TOUR_PAGES = 2;
 const PRODUCTS = [
   { name: 'Television', price: '250.00', quantity: 1 },
   { name: 'Wall mount', price: 25, quantity: 2 },
@@ -76,22 +76,27 @@ async function untranslated(page: Page): Promise<string[]> {
   return rest.match(/[A-Za-z]{3,}/g) ?? [];
 }
 
+// One browser for the file: each backend's tests get contexts of their own in it.
+let browser: Browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(() => browser?.close());
+
 for (const backend of BACKENDS) {
   describe(`checkout in Chromium [${backend}]`, { timeout: 1_500_000 }, () => {
     let t: TestGateway;
     let m: MerchantClient;
-    let browser: Browser;
     let context: BrowserContext;
     const cspViolations: string[] = [];
     before(async () => {
       // The per-address form limit (tested over HTTP) would stop this many flows from one address.
       ({ t } = await listeningGateway(backend, { KARIBCHE_CHECKOUT_ATTEMPTS_PER_MINUTE: '100000' }));
       m = await MerchantClient.create(t);
-      browser = await launchBrowser();
       context = await browser.newContext({ viewport: { width: 480, height: 900 } });
     });
     after(async () => {
-      await browser?.close();
+      await context?.close();
       await t?.close();
     });
 
@@ -582,7 +587,6 @@ for (const backend of BACKENDS) {
     if (backend === BACKENDS[0]) {
       it('every page and state in both languages: one h1, Georgian throughout, no serious axe violation, under 100 KB; screenshots', async () => {
         const states = await checkoutTour(t, m);
-        const axeContext = await browser.newContext({ bypassCSP: true }); // axe is injected as a script: for its run only
         const axeFindings: string[] = [];
         const notGeorgian: string[] = [];
         const weights: Record<string, number> = {};
@@ -592,14 +596,19 @@ for (const backend of BACKENDS) {
         let axeChecks = 0;
         const lesser: Record<string, number> = {};
         fs.mkdirSync(SCREENSHOTS, { recursive: true });
-        for (const lang of ['en', 'ka'] as Lang[]) {
-          for (const state of states) {
-            const name = `${state.name}-${lang}`;
-            // A fresh browser profile per page: nothing cached, so the weight is the whole page.
-            const fresh = await browser.newContext({ viewport: { width: WIDTHS[0], height: 800 } });
-            const page = await fresh.newPage();
-            watchCsp(page, cspViolations);
-            await state.open(page, lang);
+        /** One state in one language on `page`: the checks, then at each width a screenshot and axe. */
+        const visit = async (page: Page, state: TourState, lang: Lang) => {
+          const name = `${state.name}-${lang}`;
+          // As a first visit: no cookie (form token, remembered form) and no cached file.
+          await page.context().clearCookies();
+          await page.setViewportSize({ width: WIDTHS[0], height: 800 });
+          await state.open(page, lang);
+          // A page that reloads itself (a countdown reaching zero, a status change) would take axe
+          // with it: say so rather than fail on a missing axe.
+          let navigated = false;
+          const onNavigation = (frame: Frame) => void (frame === page.mainFrame() && (navigated = true));
+          page.on('framenavigated', onNavigation);
+          try {
             assert.equal(await page.locator('h1').count(), 1, `${name}: one h1`);
             assert.equal(await page.getAttribute('html', 'lang'), lang);
             weights[name] = await page.evaluate(() =>
@@ -611,44 +620,42 @@ for (const backend of BACKENDS) {
             const words = await untranslated(page);
             if (lang === 'ka' && words.length) notGeorgian.push(`${name}: ${[...new Set(words)].join(' ')}`);
             if (lang === 'en') englishWords += words.length; // the check does see English where there is some
+            await injectAxe(page);
             for (const width of WIDTHS) {
               await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
               await screenshot(page, `checkout-${name}-${width}`);
               shots++;
-            }
-            await fresh.close();
-
-            const a = await axeContext.newPage();
-            await state.open(a, lang);
-            // A page that reloads itself (a countdown reaching zero, a status change) would take axe
-            // with it: say so rather than fail on a missing axe.
-            let navigated = false;
-            a.on('framenavigated', (frame) => void (frame === a.mainFrame() && (navigated = true)));
-            await a.addScriptTag({ path: AXE });
-            for (const width of WIDTHS) {
-              await a.setViewportSize({ width, height: 800 });
               assert.equal(navigated, false, `${name}: the page navigated away while axe checked it`);
-              type AxeResult = {
-                passes: unknown[];
-                violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
-              };
-              const result = await a.evaluate(() =>
-                (window as unknown as { axe: { run(): Promise<AxeResult> } }).axe.run(),
-              );
+              const result = await axeRun(page);
               axeRuns++;
-              axeChecks += result.passes.length;
+              axeChecks += result.passes;
               for (const v of result.violations) {
                 if (v.impact === 'serious' || v.impact === 'critical')
-                  axeFindings.push(
-                    `${name} @${width}: ${v.impact} ${v.id} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-                  );
+                  axeFindings.push(`${name} @${width}: ${v.impact} ${v.id} at ${v.where}`);
                 else lesser[`${v.impact} ${v.id}`] = (lesser[`${v.impact} ${v.id}`] ?? 0) + 1;
               }
             }
-            await a.close();
+          } finally {
+            page.off('framenavigated', onNavigation);
           }
-        }
-        await axeContext.close();
+        };
+        // TOUR_PAGES pages at once, each in a context of its own and navigated from state to state (a
+        // new context per state cost a renderer process and a cold axe each time). The HTTP cache is
+        // off, so each page's weight is the whole page, as in a fresh profile.
+        const queue = (['en', 'ka'] as Lang[]).flatMap((lang) => states.map((state) => ({ state, lang })));
+        await Promise.all(
+          Array.from({ length: TOUR_PAGES }, async () => {
+            const ctx = await browser.newContext({ viewport: { width: WIDTHS[0], height: 800 } });
+            try {
+              const page = await ctx.newPage();
+              await (await ctx.newCDPSession(page)).send('Network.setCacheDisabled', { cacheDisabled: true });
+              watchCsp(page, cspViolations);
+              for (let next = queue.shift(); next; next = queue.shift()) await visit(page, next.state, next.lang);
+            } finally {
+              await ctx.close();
+            }
+          }),
+        );
         const heaviest = Object.entries(weights).sort((x, y) => y[1] - x[1]);
         fs.writeFileSync(path.join(SCREENSHOTS, '..', 'checkout-page-weights.json'), JSON.stringify(weights, null, 2));
         console.log(

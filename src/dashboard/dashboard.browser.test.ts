@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { BACKENDS } from '../testing/databases.ts';
-import { SCREENSHOTS, launchBrowser, listeningGateway, screenshot, runAxe } from '../testing/browser.ts';
+import { SCREENSHOTS, axeRun, injectAxe, launchBrowser, listeningGateway, screenshot } from '../testing/browser.ts';
 import { createDashboardUser, type DashboardLogin } from '../testing/dashboard.ts';
 import {
   EVERYTHING,
@@ -61,13 +61,19 @@ async function untranslated(page: Page, kept: string[]): Promise<string[]> {
   return rest.match(/[A-Za-z]{3,}/g) ?? [];
 }
 
+// One browser for the file: each backend's tests get contexts of their own in it.
+let browser: Browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(() => browser?.close());
+
 for (const backend of BACKENDS) {
   describe(`merchant dashboard in Chromium [${backend}]`, { timeout: 1_200_000 }, () => {
     let t: TestGateway;
     let base: string;
     let m: MerchantClient;
     let login: DashboardLogin;
-    let browser: Browser;
     let context: BrowserContext;
     const receiver = new Receiver();
     const cspViolations: string[] = [];
@@ -85,11 +91,10 @@ for (const backend of BACKENDS) {
         callbackUrlPrefixes: ['https://shop.example/callbacks', `http://127.0.0.1:${receiver.port}`],
       });
       login = await createDashboardUser(t, m.credentials.clientId, 'owner@tbilisi-shoes.example');
-      browser = await launchBrowser();
       context = await signedInContext(login);
     });
     after(async () => {
-      await browser?.close();
+      await context?.close();
       await t?.close();
       await receiver.stop();
     });
@@ -114,7 +119,7 @@ for (const backend of BACKENDS) {
 
     async function signedInContext(
       who: DashboardLogin,
-      opts: { javaScriptEnabled?: boolean; bypassCSP?: boolean } = {},
+      opts: { javaScriptEnabled?: boolean } = {},
     ): Promise<BrowserContext> {
       const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...opts });
       const page = await newPage(ctx);
@@ -762,12 +767,13 @@ for (const backend of BACKENDS) {
           'KA',
           'EN',
         ];
-        const contexts: Record<string, BrowserContext> = {
+        // One page signed in and one signed out, each navigated from state to state: a new page per
+        // state, and a second one for axe, cost a renderer process, a second visit and a cold axe each.
+        const contexts = {
           in: await signedInContext(login),
           out: await browser.newContext({ viewport: { width: 1280, height: 900 } }),
-          axeIn: await signedInContext(login, { bypassCSP: true }), // axe is injected as a script: for its runs only
-          axeOut: await browser.newContext({ bypassCSP: true }),
         };
+        const pages = { in: await newPage(contexts.in), out: await newPage(contexts.out) };
         const findings: string[] = [];
         const notGeorgian: string[] = [];
         let englishWords = 0;
@@ -777,13 +783,15 @@ for (const backend of BACKENDS) {
         for (const lang of ['en', 'ka'] as Lang[]) {
           for (const state of states) {
             const name = `${state.name}-${lang}`;
-            const page = await newPage(contexts[state.signedOut ? 'out' : 'in']!);
+            const page = pages[state.signedOut ? 'out' : 'in'];
+            await page.setViewportSize({ width: WIDTHS[0], height: 900 });
             await state.open(page, lang);
             assert.equal(await page.locator('h1').count(), 1, `${name}: one h1`);
             assert.equal(await page.getAttribute('html', 'lang'), lang, name);
             const words = await untranslated(page, kept);
             if (lang === 'ka' && words.length) notGeorgian.push(`${name}: ${[...new Set(words)].join(' ')}`);
             if (lang === 'en') englishWords += words.length;
+            await injectAxe(page);
             for (const width of WIDTHS) {
               await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
               const overflow = await page.evaluate(
@@ -792,16 +800,11 @@ for (const backend of BACKENDS) {
               assert.ok(overflow <= 0, `${name} @${width}: the page is ${overflow} px wider than the screen`);
               await screenshot(page, `dashboard-${name}-${width}`);
               shots++;
+              const axe = await axeRun(page);
+              axeRuns++;
+              axeChecks += axe.passes;
+              for (const v of axe.violations) findings.push(`${name} @${width}: ${v.impact} ${v.id} at ${v.where}`);
             }
-            await page.close();
-
-            const a = await newPage(contexts[state.signedOut ? 'axeOut' : 'axeIn']!);
-            await state.open(a, lang);
-            const axe = await runAxe(a, WIDTHS);
-            axeRuns += WIDTHS.length;
-            axeChecks += axe.passes;
-            for (const f of axe.findings) findings.push(`${name} @${f.width}: ${f.impact} ${f.rule} at ${f.where}`);
-            await a.close();
           }
         }
         for (const c of Object.values(contexts)) await c.close();
