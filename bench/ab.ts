@@ -20,6 +20,7 @@ import {
   createDatabase,
   freePort,
   load,
+  metricValue,
   peakRssTree,
   settleDatabase,
   startGateway,
@@ -102,10 +103,9 @@ async function backendPids(dbName: string): Promise<number[]> {
 async function insertCounters(url: string): Promise<{ statements: number; rows: number } | null> {
   try {
     const text = await (await fetch(`${new URL(url).origin}/metrics`)).text();
-    const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
     const c = {
-      statements: read('karibche_payment_insert_statements_total'),
-      rows: read('karibche_payment_insert_rows_total'),
+      statements: metricValue(text, 'karibche_payment_insert_statements_total'),
+      rows: metricValue(text, 'karibche_payment_insert_rows_total'),
     };
     return Number.isNaN(c.statements) ? null : c;
   } catch {

@@ -162,6 +162,10 @@ export function call(
   });
 }
 
+/** A metric's value in a Prometheus text exposition (NaN when absent). */
+export const metricValue = (text: string, name: string) =>
+  Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+
 /**
  * Reads the gateway's /metrics every 500 ms until stopped: requests waiting for a database
  * connection, the event loop's delay, callbacks not yet delivered — where a step's time goes when
@@ -175,16 +179,14 @@ function sampleGateway(base: string): { stop(): Promise<Record<string, { mean: n
     gcSecondsSoFar: [],
     callbacksPending: [],
   };
-  const pick = (text: string, name: string) =>
-    Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
   let running = true;
   const done = (async () => {
     while (running) {
       const text = await (await fetch(`${base}/metrics`)).text().catch(() => '');
-      series.poolWaiting!.push(pick(text, 'karibche_db_pool_waiting'));
-      series.eventLoopLagMs!.push(pick(text, 'karibche_nodejs_eventloop_lag_seconds') * 1000);
-      series.callbacksPending!.push(pick(text, 'karibche_callbacks_pending'));
-      series.eventLoopLagMaxMs!.push(pick(text, 'karibche_nodejs_eventloop_lag_max_seconds') * 1000);
+      series.poolWaiting!.push(metricValue(text, 'karibche_db_pool_waiting'));
+      series.eventLoopLagMs!.push(metricValue(text, 'karibche_nodejs_eventloop_lag_seconds') * 1000);
+      series.callbacksPending!.push(metricValue(text, 'karibche_callbacks_pending'));
+      series.eventLoopLagMaxMs!.push(metricValue(text, 'karibche_nodejs_eventloop_lag_max_seconds') * 1000);
       const gc = [...text.matchAll(/^karibche_nodejs_gc_duration_seconds_sum\{[^}]*\} (\S+)$/gm)];
       series.gcSecondsSoFar!.push(gc.reduce((a, m) => a + Number(m[1]), 0));
       await new Promise((r) => setTimeout(r, 500));

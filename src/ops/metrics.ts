@@ -107,68 +107,68 @@ export class Metrics {
     );
   }
 
+  /** A gauge set from `read()` at each scrape. */
+  private gaugeOf(name: string, help: string, read: () => number): void {
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  }
+
+  /** A counter whose total is a process-local count read at each scrape (it only grows). */
+  private counterOf(name: string, help: string, read: () => number): void {
+    new Counter({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(read());
+      },
+    });
+  }
+
   /** The database connection pool (PostgreSQL): where requests queue when every connection is busy. */
   watchPool(read: () => { total: number; idle: number; waiting: number }): void {
-    const gauge = (name: string, help: string, pick: (p: ReturnType<typeof read>) => number) =>
-      new Gauge({
-        name,
-        help,
-        registers: [this.registry],
-        collect() {
-          this.set(pick(read()));
-        },
-      });
-    gauge('karibche_db_pool_connections', 'Database connections open', (p) => p.total);
-    gauge('karibche_db_pool_idle', 'Database connections open and idle', (p) => p.idle);
-    gauge('karibche_db_pool_waiting', 'Queries and transactions waiting for a database connection', (p) => p.waiting);
+    this.gaugeOf('karibche_db_pool_connections', 'Database connections open', () => read().total);
+    this.gaugeOf('karibche_db_pool_idle', 'Database connections open and idle', () => read().idle);
+    this.gaugeOf(
+      'karibche_db_pool_waiting',
+      'Queries and transactions waiting for a database connection',
+      () => read().waiting,
+    );
   }
 
   /** The group commit of state changes: transactions and the statements they carried. */
   watchGroupCommit(read: () => { transactions: number; statements: number }): void {
-    const counter = (name: string, help: string, pick: (c: { transactions: number; statements: number }) => number) =>
-      new Counter({
-        name,
-        help,
-        registers: [this.registry],
-        collect() {
-          this.reset();
-          this.inc(pick(read()));
-        },
-      });
-    counter(
+    this.counterOf(
       'karibche_group_commit_transactions_total',
       "Transactions of the state changes' group commit (a statement alone counts as one)",
-      (c) => c.transactions,
+      () => read().transactions,
     );
-    counter(
+    this.counterOf(
       'karibche_group_commit_statements_total',
       "Statements of the state changes' group commit (statements per commit = this / transactions)",
-      (c) => c.statements,
+      () => read().statements,
     );
   }
 
   /** Create's group commit: statements written and the payments they carried (rows per statement
    * = rows / statements; read from the batcher's own counters when scraped). */
   watchPaymentInserts(read: () => { statements: number; items: number }): void {
-    const counter = (name: string, help: string, pick: (c: { statements: number; items: number }) => number) =>
-      new Counter({
-        name,
-        help,
-        registers: [this.registry],
-        collect() {
-          this.reset();
-          this.inc(pick(read()));
-        },
-      });
-    counter(
+    this.counterOf(
       'karibche_payment_insert_statements_total',
       "INSERT statements of create's group commit",
-      (c) => c.statements,
+      () => read().statements,
     );
-    counter(
+    this.counterOf(
       'karibche_payment_insert_rows_total',
       "Payments written by create's group commit (rows per statement = this / statements)",
-      (c) => c.items,
+      () => read().items,
     );
   }
 }
