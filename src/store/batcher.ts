@@ -1,16 +1,15 @@
 // Group commit for independent inserts. Under load many requests want the same one-row INSERT at
 // once; each as a statement of its own costs a round trip, a commit and a WAL flush, and on two
 // shared cores the context switches of those round trips are most of the cost. The batcher collects
-// what the requests of one turn of the event loop add (it writes at setImmediate, right after the
-// turn's I/O: an idle gateway waits microseconds) and lets at most `concurrency` statements run at
-// a time; whatever arrives meanwhile waits and goes out as ONE multi-row statement when a slot
-// frees. A busy gateway writes tens of rows per commit. (Collecting per turn matters on PGlite,
-// whose statements run to completion before the next request is even read: without it nothing
-// would ever wait for a slot.)
+// what the requests of one turn of the event loop add and lets at most `concurrency` statements run
+// at a time (turn-batches.ts); whatever arrives meanwhile waits and goes out as ONE multi-row
+// statement when a slot frees. A busy gateway writes tens of rows per commit.
 //
 // A multi-row statement is all or nothing: when it fails for a reason that may be one row's (a
 // constraint), each row is retried alone so that only the faulty row's request fails. When the
 // database is not there (`wholeBatch`), every request gets that error as it would have alone.
+
+import { TurnBatches } from './turn-batches.ts';
 
 export interface BatcherOptions {
   /** Statements in flight at once; 0 = no batching, every item its own statement at once. */
@@ -28,9 +27,7 @@ interface Waiting<T> {
 }
 
 export class Batcher<T> {
-  private queue: Waiting<T>[] = [];
-  private inFlight = 0;
-  private scheduled = false;
+  private readonly batches: TurnBatches<Waiting<T>>;
   /** Statements written, and the items they carried (metrics and tests). */
   statements = 0;
   items = 0;
@@ -38,32 +35,14 @@ export class Batcher<T> {
   constructor(
     private readonly write: (items: readonly T[]) => Promise<void>,
     private readonly opts: BatcherOptions,
-  ) {}
+  ) {
+    this.batches = new TurnBatches(opts.concurrency, opts.maxBatch, (batch) => this.run(batch));
+  }
 
   /** Resolves once the item is committed (with the others of its statement). */
   add(item: T): Promise<void> {
     if (this.opts.concurrency <= 0) return this.writeCounted([item]);
-    return new Promise<void>((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => {
-          this.scheduled = false;
-          this.pump();
-        });
-      }
-    });
-  }
-
-  private pump(): void {
-    while (this.inFlight < this.opts.concurrency && this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.opts.maxBatch);
-      this.inFlight++;
-      void this.run(batch).finally(() => {
-        this.inFlight--;
-        this.pump();
-      });
-    }
+    return new Promise<void>((resolve, reject) => this.batches.push({ item, resolve, reject }));
   }
 
   private async run(batch: Waiting<T>[]): Promise<void> {

@@ -13,6 +13,7 @@
 // batches (two payments each in both, in opposite order) is such a failure too: each is retried
 // alone, where none can deadlock with itself.
 import { isReadOnly, isTimedOut, isUnavailable, type Db, type Queryable, type QueryResult } from './db.ts';
+import { TurnBatches } from './turn-batches.ts';
 
 export interface GroupCommitOptions {
   /** Batches in flight at once; 0 = no grouping, each statement its own as before. */
@@ -28,9 +29,7 @@ interface Waiting {
 }
 
 export class GroupCommit implements Queryable {
-  private queue: Waiting[] = [];
-  private inFlight = 0;
-  private scheduled = false;
+  private readonly batches: TurnBatches<Waiting>;
   /** Transactions and statements written (metrics and tests). */
   transactions = 0;
   statements = 0;
@@ -38,7 +37,9 @@ export class GroupCommit implements Queryable {
   constructor(
     private readonly db: Db,
     private readonly opts: GroupCommitOptions,
-  ) {}
+  ) {
+    this.batches = new TurnBatches(opts.concurrency, opts.maxBatch, (batch) => this.run(batch));
+  }
 
   query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[], name?: string): Promise<QueryResult<R>> {
     if (this.opts.concurrency <= 0) return this.counted(1, () => this.db.query<R>(sql, params, name));
@@ -47,14 +48,7 @@ export class GroupCommit implements Queryable {
         const result = await q.query<R>(sql, params, name);
         return () => resolve(result);
       };
-      this.queue.push({ run, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => {
-          this.scheduled = false;
-          this.pump();
-        });
-      }
+      this.batches.push({ run, reject });
     });
   }
 
@@ -65,17 +59,6 @@ export class GroupCommit implements Queryable {
   /** A statement's result reaches its caller after the commit: this process can be told at once. */
   notifyOnCommit(channel: string, payload: string): void {
     this.db.notifyOnCommit(channel, payload);
-  }
-
-  private pump(): void {
-    while (this.inFlight < this.opts.concurrency && this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.opts.maxBatch);
-      this.inFlight++;
-      void this.run(batch).finally(() => {
-        this.inFlight--;
-        this.pump();
-      });
-    }
   }
 
   private counted<T>(statements: number, fn: () => Promise<T>): Promise<T> {
