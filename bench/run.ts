@@ -648,18 +648,32 @@ function checkoutLines(c: Awaited<ReturnType<typeof benchCheckout>> | undefined)
   ];
 }
 
-function callbackLines(runs: Awaited<ReturnType<typeof benchCallbacks>>[] | undefined): string[] {
-  return (runs ?? []).flatMap((c) => [
-    '',
-    `lifecycle at ${c.targetRate}/s asked (create → pay via simulate → callback → get), PostgreSQL: payments paid at ${c.achievedRate}/s (asked ${c.targetRate}/s; ${c.skipped} arrivals skipped at 256 in flight, ${c.errors} errors); ${c.delivered}/${c.paid} callbacks received`,
-    `callback latency, final-status commit → receiver: p50 ${c.p50} ms, p99 ${c.p99} ms, max ${c.max} ms (target: ≥ 500 payments/s with p99 ≤ 250 ms)`,
-    `lifecycle steps (p50 / p99 ms): create ${c.steps.create.p50} / ${c.steps.create.p99}, pay ${c.steps.pay.p50} / ${c.steps.pay.p99}, get after callback ${c.steps.getAfterCallback.p50} / ${c.steps.getAfterCallback.p99}; ${c.completedLifecycles} lifecycles completed`,
-    `commits per paid payment ${c.commitsPerPayment}; PostgreSQL sessions sampled every 10 ms (active, by wait event): ${JSON.stringify(c.waitEvents)}`,
-    `gateway meanwhile (mean / max of samples every 500 ms): ${Object.entries(c.gatewayWaits)
-      .map(([k, v]) => `${k} ${v.mean} / ${v.max}`)
-      .join(', ')}`,
-    `cores used meanwhile (of ${os.cpus().length}): gateway ${c.cores.gateway}, PostgreSQL ${c.cores.postgres}, load generator + receiver ${c.cores.loadGeneratorAndReceiver}`,
-  ]);
+/** Issue 25's lifecycle target: this share of the floor's create rate, callback p99 and every step's p99 within these. */
+const LIFECYCLE_TARGET = { ofFloor: 0.15, callbackP99Ms: 250, stepP99Ms: 100 };
+
+function callbackLines(runs: Awaited<ReturnType<typeof benchCallbacks>>[] | undefined, floorRps: number): string[] {
+  const t = LIFECYCLE_TARGET;
+  return (runs ?? []).flatMap((c) => {
+    const stepsP99 = Math.max(c.steps.create.p99, c.steps.pay.p99, c.steps.getAfterCallback.p99);
+    const ofFloor = floorRps > 0 ? ` = ${(c.achievedRate / floorRps).toFixed(3)} × the floor's create rate` : '';
+    const met =
+      floorRps > 0 &&
+      c.achievedRate >= t.ofFloor * floorRps &&
+      c.p99 <= t.callbackP99Ms &&
+      stepsP99 <= t.stepP99Ms &&
+      c.errors === 0;
+    return [
+      '',
+      `lifecycle at ${c.targetRate}/s asked (create → pay via simulate → callback → get), PostgreSQL: payments paid at ${c.achievedRate}/s${ofFloor} (asked ${c.targetRate}/s; ${c.skipped} arrivals skipped at 256 in flight, ${c.errors} errors); ${c.delivered}/${c.paid} callbacks received`,
+      `callback latency, final-status commit → receiver: p50 ${c.p50} ms, p99 ${c.p99} ms, max ${c.max} ms; target ≥ ${t.ofFloor} × the floor with callback p99 ≤ ${t.callbackP99Ms} ms and every step's p99 ≤ ${t.stepP99Ms} ms: ${floorRps > 0 ? (met ? 'met' : 'not met') : 'no floor measured in this run'}`,
+      `lifecycle steps (p50 / p99 ms): create ${c.steps.create.p50} / ${c.steps.create.p99}, pay ${c.steps.pay.p50} / ${c.steps.pay.p99}, get after callback ${c.steps.getAfterCallback.p50} / ${c.steps.getAfterCallback.p99}; ${c.completedLifecycles} lifecycles completed`,
+      `commits per paid payment ${c.commitsPerPayment}; PostgreSQL sessions sampled every 10 ms (active, by wait event): ${JSON.stringify(c.waitEvents)}`,
+      `gateway meanwhile (mean / max of samples every 500 ms): ${Object.entries(c.gatewayWaits)
+        .map(([k, v]) => `${k} ${v.mean} / ${v.max}`)
+        .join(', ')}`,
+      `cores used meanwhile (of ${os.cpus().length}): gateway ${c.cores.gateway}, PostgreSQL ${c.cores.postgres}, load generator + receiver ${c.cores.loadGeneratorAndReceiver}`,
+    ];
+  });
 }
 
 /** The worker count `npm start` uses on PostgreSQL on this machine (src/config.ts), and the other one compared with it. */
@@ -804,7 +818,10 @@ async function main() {
         : `create-payment / floor = ${ratio} with the default ${w(defaultWorkers)}${other ? `, ${otherRatio} with ${w(other)}` : ''} (target ≥ 0.8); p99 ${pgRun.load.p99.toFixed(1)} ms = ${p99Ratio} × the floor's (target ≤ 1.5 ×)`,
       ...merchantOpsLines(results.merchantOps as Awaited<ReturnType<typeof benchMerchantOps>> | undefined),
       ...checkoutLines(results.checkout as Awaited<ReturnType<typeof benchCheckout>> | undefined),
-      ...callbackLines(results.lifecycle as Awaited<ReturnType<typeof benchCallbacks>>[] | undefined),
+      ...callbackLines(
+        results.lifecycle as Awaited<ReturnType<typeof benchCallbacks>>[] | undefined,
+        floorOk ? floorLoad.rps : 0,
+      ),
       ...(results.processes
         ? [
             '',
