@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { freePort } from './testing/browser.ts';
-import { openTestDb } from './testing/databases.ts';
+import { openTestDb, preparePgliteMigratedTemplate } from './testing/databases.ts';
 import { processAlive } from './testing/process-alive.ts';
 import { describePostgres } from './testing/postgres-only.ts';
 
@@ -30,6 +30,10 @@ async function startGateway(
   env: Record<string, string> = {},
 ): Promise<ChildProcess> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-stop-'));
+  // PGlite already made and migrated (a copy of the suite's template): the start's initdb and
+  // migrations (seconds of CPU each) are not what this file tests, stopping is.
+  if (!env.DATABASE_URL)
+    fs.cpSync(await preparePgliteMigratedTemplate(), path.join(dir, 'pglite'), { recursive: true });
   // The runner's compiled gateway when there is one (scripts/test.mjs): tsx costs every start.
   const bundle = process.env.KARIBCHE_TEST_GATEWAY_BUNDLE;
   const child = spawn(process.execPath, bundle ? [bundle] : ['--import', 'tsx', 'src/main.ts'], {
@@ -175,7 +179,7 @@ describePostgres('stopping a cluster (KARIBCHE_WORKERS=2) [postgres]', () => {
     it(`outlives a worker's death and stops with all its workers within ${LIMIT_MS / 1000} s when ${said(pipes)}`, {
       timeout: 400_000,
     }, async () => {
-      const t = await openTestDb('postgres');
+      const t = await openTestDb('postgres', { migrated: true });
       const port = await freePort();
       const child = await startGateway(port, pipes, {
         DATABASE_URL: t.url!,
