@@ -206,7 +206,7 @@ async function runFiles(list, concurrency) {
       running.delete(child);
       const seconds = (Date.now() - t0) / 1000;
       const cpu = cpuSeconds(stat);
-      results.push({ file, seconds, cpu, code });
+      results.push({ file, seconds, cpu, code, out: code ? out : '' });
       process.stdout.write(
         `\n━━ ${file} (${seconds.toFixed(1)} s, ${cpu === null ? '?' : cpu.toFixed(1)} s CPU${code ? ', FAILED' : ''}; ${results.length}/${list.length} done, ${((Date.now() - started) / 1000).toFixed(0)} s in)\n${out}`,
       );
@@ -377,5 +377,16 @@ function printDurations(results) {
       `${r.seconds.toFixed(1).padStart(7)} s ${(r.cpu === null ? '?' : r.cpu.toFixed(1)).padStart(6)} s  ${r.code ? 'FAILED ' : ''}${r.file}`,
     );
   const failed = results.filter((r) => r.code !== 0);
-  if (failed.length) console.log(`\nFailed files (${failed.length}): ${failed.map((r) => r.file).join(', ')}`);
+  if (!failed.length) return;
+  // The failures again, last: CI keeps a run's tail, and a failed file's details scrolled out of it
+  // among the files that ended after it (stop 30: only the failing test's name reached us).
+  for (const r of failed) console.log(`\n━━ failures of ${r.file}\n${failureDetails(r.out)}`);
+  console.log(`\nFailed files (${failed.length}): ${failed.map((r) => r.file).join(', ')}`);
+}
+
+/** The spec reporter's closing "failing tests" section (each failure with its error), or the output's end. */
+function failureDetails(out) {
+  const at = out.lastIndexOf('failing tests:');
+  const from = at >= 0 ? out.lastIndexOf('\n', at) + 1 : Math.max(0, out.length - 4000);
+  return out.slice(from, from + 8000).trimEnd();
 }
