@@ -35,6 +35,18 @@ describe('acquirer simulator', () => {
       assert.deepEqual(again, first, 'the same reference is the same authorisation');
       assert.deepEqual(await sim.status('r1'), first);
       assert.deepEqual(await sim.status('never-sent'), { outcome: 'declined', resultCode: 'not_processed' });
+      // Asked about before its authorisation arrived (a call held up in a failover, the reconciler
+      // meanwhile declining the attempt on that answer): the late authorisation is refused, not approved.
+      const late = await sim.authorise({
+        reference: 'never-sent',
+        amount: 100,
+        currency: 'GEL',
+        method: 5,
+        preAuth: false,
+        data: { method: 5, card },
+      });
+      assert.deepEqual(late, { outcome: 'declined', resultCode: 'not_processed' });
+      assert.deepEqual(await sim.status('never-sent'), late);
       // A token charges without the cardholder: no challenge even for the 3-D Secure card.
       const challenged = await sim.authorise({
         reference: 'r2',

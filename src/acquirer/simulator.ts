@@ -171,8 +171,21 @@ export class SimulatorAcquirer implements Acquirer {
     const now = at ?? this.clock.now();
     const { rows } = await this.db.query<SimRow>('SELECT * FROM sim_authorisations WHERE reference = $1', [reference]);
     const row = rows[0];
-    // Never reached the acquirer (the gateway stopped before calling it): nothing was charged.
-    if (!row) return { outcome: 'declined', resultCode: 'not_processed' };
+    if (!row) {
+      // Never reached the bank (the gateway stopped before calling it), or is still on its way (a
+      // call held up by a database failover). The bank closes the reference as it answers: the
+      // reconciler declines the attempt on this answer, so an authorisation arriving after it must
+      // be refused too — approved, it would hold the customer's money for a payment the gateway
+      // reopened (found by the failover suite: a pay answered 200 with the payment Created).
+      const { rows: closed } = await this.db.query<SimRow>(
+        `INSERT INTO sim_authorisations (reference, status, behaviour, result_code, amount, currency, created_at, updated_at)
+         VALUES ($1, 'declined', 'decline_general', 'not_processed', 0, 'XXX', $2, $2)
+         ON CONFLICT (reference) DO NOTHING RETURNING *`,
+        [reference, now],
+      );
+      // Recorded meanwhile by the authorisation itself: its answer.
+      return closed[0] ? toResult(closed[0]) : this.status(reference, now);
+    }
     if (row.status === 'no_answer') {
       // The issuer did approve it; the answer was lost on the way.
       const { rows: settled } = await this.db.query<SimRow>(
