@@ -14,6 +14,13 @@ import pg from 'pg';
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 process.chdir(root);
 
+/** A file whose last run took less than this shares its process with other small files (planUnits). */
+const SMALL_FILE_SECONDS = 20;
+/** How much of the last run's time the files of one shared process add up to, at most. */
+const GROUP_SECONDS = 60;
+/** A file with this line runs in a process of its own whatever its time (it changes the process: cwd, env). */
+const OWN_PROCESS_MARK = '// test-runner: own process';
+
 /** PostgreSQL connections one test file may hold at once, its gateway processes' included. */
 const CONNECTIONS_PER_FILE = 30;
 // This run's connections (src/testing/databases.ts names them), not those of other runs on the server.
@@ -133,6 +140,7 @@ if (entries) {
   process.env.KARIBCHE_TEST_CLI_BUNDLE = entries.cli;
   process.env.KARIBCHE_TEST_GATEWAY_BUNDLE = entries.gateway;
 }
+useScratchDir();
 const results = await runFiles(files, concurrency);
 const status = results.some((r) => r.code !== 0) ? 1 : 0;
 printDurations(results);
@@ -152,15 +160,58 @@ if (stopWatching) {
 process.exit(status || (over.length ? 1 : 0));
 
 /**
- * Runs each file in its own `node --test` (a file is already a process of its own under Node's
- * runner), `concurrency` at once, slowest first by the last run's times (.tmp/test-times.json), so
- * that the long files do not start last and stretch the run. A file's output is printed whole when
- * it ends, so that files running together do not interleave.
+ * What runs in each `node --test` process: the files of a full run that took less than
+ * SMALL_FILE_SECONDS last time run several to a process, one after the other (an entry module that
+ * imports their bundles in turn), the others one per process. A process costs ~3 s of CPU before
+ * its first test on this 2-core machine — loading the application's modules (~1.1 s) and compiling
+ * PGlite's WebAssembly and opening the first databases (~2 s) — which a small file paid again for
+ * tests that take it a second: 71 of 105 files. The groups are packed by the last run's times
+ * (GROUP_SECONDS each) so that they stay shorter than the long files they run beside. Files named
+ * on the command line (unless KARIBCHE_TEST_GROUP=1), runs through tsx, and files without a known
+ * time run alone.
+ */
+function planUnits(list, known) {
+  const alone = (f) => ({ name: f, files: [f], entry: bundles ? bundles.get(f) : f });
+  // KARIBCHE_TEST_GROUP=1 groups named files too (to replay a shared process's failure).
+  if (!bundles || (only.length && !process.env.KARIBCHE_TEST_GROUP)) return list.map(alone);
+  const small = list.filter(
+    (f) => (known[f] ?? Infinity) < SMALL_FILE_SECONDS && !fs.readFileSync(f, 'utf8').includes(OWN_PROCESS_MARK),
+  );
+  const units = list.filter((f) => !small.includes(f)).map(alone);
+  // First fit, longest first: groups of similar lengths.
+  const groups = [];
+  for (const f of [...small].sort((a, b) => known[b] - known[a] || a.localeCompare(b))) {
+    const g = groups.find((x) => x.seconds + known[f] <= GROUP_SECONDS);
+    if (g) {
+      g.files.push(f);
+      g.seconds += known[f];
+    } else groups.push({ files: [f], seconds: known[f] });
+  }
+  const dir = path.dirname(bundles.get(list[0]));
+  groups.forEach((g, i) => {
+    if (g.files.length === 1) return units.push(alone(g.files[0]));
+    const entry = path.join(dir, `group-${i + 1}.mjs`);
+    // One import after the other: each file's suites register in turn, and run in that order.
+    fs.writeFileSync(
+      entry,
+      g.files.map((f) => `import ${JSON.stringify(pathToFileURL(bundles.get(f)).href)};\n`).join(''),
+    );
+    units.push({ name: `group ${i + 1} (${g.files.length} files)`, files: g.files, entry });
+  });
+  return units;
+}
+
+/**
+ * Runs each unit of planUnits in its own `node --test`, `concurrency` at once, slowest first by the
+ * last run's times (.tmp/test-times.json), so that the long files do not start last and stretch the
+ * run. A unit's output is printed whole when it ends, so that files running together do not interleave.
  */
 async function runFiles(list, concurrency) {
   const known = readTimes();
+  const units = planUnits(list, known);
+  const timeOf = (u) => u.files.reduce((sum, f) => sum + (known[f] ?? Infinity), 0);
   // Files without a time yet go first: they may be slow.
-  const queue = [...list].sort((a, b) => (known[b] ?? Infinity) - (known[a] ?? Infinity) || a.localeCompare(b));
+  const queue = [...units].sort((a, b) => timeOf(b) - timeOf(a) || a.name.localeCompare(b.name));
   const results = [];
   const running = new Set();
   const started = Date.now();
@@ -173,16 +224,22 @@ async function runFiles(list, concurrency) {
   }
   async function worker() {
     while (queue.length && !stopping) {
-      const file = queue.shift();
+      const unit = queue.shift();
+      const file = unit.name;
       const t0 = Date.now();
       // Through a shell that, once the file's process tree has ended, reports the CPU time the
       // tree used (its children's times in /proc/<shell>/stat): CPU against wall time tells a
       // file that computes from one that waits. The PostgreSQL server's CPU is not in it.
       // compile-once.mjs: Fastify's schema compilations reused between the apps a file builds.
-      const once = ['--import', path.join(root, 'src/testing/compile-once.mjs')];
+      // KARIBCHE_TEST_NODE_ARGS: more options for the files' processes, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`.
+      const once = [
+        ...(process.env.KARIBCHE_TEST_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+        '--import',
+        path.join(root, 'src/testing/compile-once.mjs'),
+      ];
       const args = bundles
-        ? [...once, '--enable-source-maps', '--test', '--test-reporter=spec', bundles.get(file)]
-        : [...once, '--import', 'tsx', '--test', '--test-reporter=spec', file];
+        ? [...once, '--enable-source-maps', '--test', '--test-reporter=spec', unit.entry]
+        : [...once, '--import', 'tsx', '--test', '--test-reporter=spec', unit.entry];
       const child = spawn(
         '/bin/sh',
         ['-c', '"$0" "$@"; rc=$?; cat /proc/$$/stat >&3; exit $rc', process.execPath, ...args],
@@ -206,9 +263,10 @@ async function runFiles(list, concurrency) {
       running.delete(child);
       const seconds = (Date.now() - t0) / 1000;
       const cpu = cpuSeconds(stat);
-      results.push({ file, seconds, cpu, code, out: code ? out : '' });
+      results.push({ file, files: unit.files, seconds, cpu, code, out: code ? out : '' });
+      const names = unit.files.length > 1 ? `: ${unit.files.join(', ')}` : '';
       process.stdout.write(
-        `\n━━ ${file} (${seconds.toFixed(1)} s, ${cpu === null ? '?' : cpu.toFixed(1)} s CPU${code ? ', FAILED' : ''}; ${results.length}/${list.length} done, ${((Date.now() - started) / 1000).toFixed(0)} s in)\n${out}`,
+        `\n━━ ${file}${names} (${seconds.toFixed(1)} s, ${cpu === null ? '?' : cpu.toFixed(1)} s CPU${code ? ', FAILED' : ''}; ${results.length}/${units.length} done, ${((Date.now() - started) / 1000).toFixed(0)} s in)\n${out}`,
       );
     }
   }
@@ -330,6 +388,38 @@ async function bundleEntries() {
   return out;
 }
 
+/**
+ * Points TMPDIR of the test files (and of everything they start: gateways, the CLI, Chromium, the
+ * private PostgreSQL clusters) at a directory of this run on /dev/shm when that is a tmpfs with room.
+ * Most files copy a PGlite template data dir (40 MB, 1,116 files) per database they open: on this
+ * machine's ext4 a copy took 1.1–1.4 s of CPU (the kernel's, the journal's) where tmpfs takes 0.08 s,
+ * and removing it 0.08–0.12 s against 0.02. The directory is removed when the run ends. It is
+ * world-writable and sticky as /tmp is, since the cluster suites run PostgreSQL as its own user there.
+ * KARIBCHE_TEST_TMPDIR chooses another directory; an empty one keeps the system's.
+ */
+function useScratchDir() {
+  const asked = process.env.KARIBCHE_TEST_TMPDIR;
+  if (asked === '') return;
+  let base = asked;
+  if (base === undefined) {
+    try {
+      const shm = fs.statfsSync('/dev/shm');
+      // tmpfs's magic number; a few GB free: a full run holds up to ~30 data dirs at once.
+      if (shm.type !== 0x01021994 || shm.bavail * shm.bsize < 2 * 1024 ** 3) return;
+      base = '/dev/shm';
+    } catch {
+      return; // No /dev/shm: the system's temporary directory.
+    }
+  }
+  const dir = path.join(base, `karibche-test-${process.pid}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  fs.chmodSync(dir, 0o1777);
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  process.env.TMPDIR = dir;
+  console.log(`temporary files of the tests in ${dir} (TMPDIR)`);
+}
+
 /** User + system seconds of the shell's waited-for children, from a /proc/<pid>/stat line. */
 function cpuSeconds(stat) {
   // Fields after the command name (which may hold spaces, in parentheses): cutime and cstime are the 14th and 15th.
@@ -358,7 +448,11 @@ function readTimes() {
 }
 
 function writeTimes(known, results) {
-  for (const r of results) known[r.file] = r.seconds;
+  for (const r of results) {
+    // A shared process's time, shared out by the files' last times: it keeps them in their groups.
+    const before = r.files.reduce((sum, f) => sum + (known[f] ?? 0), 0);
+    for (const f of r.files) known[f] = r.files.length === 1 || !before ? r.seconds : (r.seconds * known[f]) / before;
+  }
   fs.mkdirSync(path.dirname(TIMES_FILE), { recursive: true });
   fs.writeFileSync(TIMES_FILE, `${JSON.stringify(known, null, 1)}\n`);
 }
@@ -369,7 +463,7 @@ function printDurations(results) {
   const total = results.reduce((s, r) => s + r.seconds, 0);
   const cpu = results.reduce((s, r) => s + (r.cpu ?? 0), 0);
   console.log(
-    `\nTest files by wall time (${results.length} files: ${total.toFixed(0)} s of file time, ${cpu.toFixed(0)} s of CPU in their processes, ${concurrency} at once):`,
+    `\nTest processes by wall time (${results.reduce((n, r) => n + r.files.length, 0)} files in ${results.length} processes: ${total.toFixed(0)} s of process time, ${cpu.toFixed(0)} s of CPU in their processes, ${concurrency} at once):`,
   );
   console.log('   wall      CPU  file');
   for (const r of sorted)
@@ -380,7 +474,10 @@ function printDurations(results) {
   if (!failed.length) return;
   // The failures again, last: CI keeps a run's tail, and a failed file's details scrolled out of it
   // among the files that ended after it (stop 30: only the failing test's name reached us).
-  for (const r of failed) console.log(`\n━━ failures of ${r.file}\n${failureDetails(r.out)}`);
+  for (const r of failed)
+    console.log(
+      `\n━━ failures of ${r.file}${r.files.length > 1 ? ` (${r.files.join(', ')})` : ''}\n${failureDetails(r.out)}`,
+    );
   console.log(`\nFailed files (${failed.length}): ${failed.map((r) => r.file).join(', ')}`);
 }
 

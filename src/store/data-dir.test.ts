@@ -1,3 +1,4 @@
+// test-runner: own process (it changes the working directory)
 // Tests and benchmarks never write into ./data (a sandbox running from the checkout owns it): under
 // the test runner the default data dir is refused wherever the gateway writes (the PGlite database,
 // the sandbox's credential files), in this process and in every gateway process a test starts.
