@@ -236,5 +236,14 @@ for (const backend of BACKENDS) {
         `[hostile input ${backend}] ${seen.cases} cases over ${ENDPOINTS.length} endpoints: ${seen.rejected} rejected, ${seen.accepted} accepted, statuses ${JSON.stringify(seen.byStatus)}, 0 failures`,
       );
     });
+
+    it('the fingerprint sees a write (it is reused only while no WAL was written)', async () => {
+      const before = await arena.fingerprint();
+      assert.equal(await arena.fingerprint(), before);
+      await arena.t.gw.services.db.query(
+        `UPDATE payments SET extra = 'fingerprinted' WHERE pay_id = (SELECT pay_id FROM payments ORDER BY pay_id LIMIT 1)`,
+      );
+      assert.notEqual(await arena.fingerprint(), before);
+    });
   });
 }
