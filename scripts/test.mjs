@@ -141,9 +141,11 @@ if (entries) {
   process.env.KARIBCHE_TEST_GATEWAY_BUNDLE = entries.gateway;
 }
 useScratchDir();
+const machineBefore = machineCpu();
 const results = await runFiles(files, concurrency);
 const status = results.some((r) => r.code !== 0) ? 1 : 0;
 printDurations(results);
+printMachineCpu(machineBefore, machineCpu());
 
 let over = [];
 if (stopWatching) {
@@ -418,6 +420,32 @@ function useScratchDir() {
   process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   process.env.TMPDIR = dir;
   console.log(`temporary files of the tests in ${dir} (TMPDIR)`);
+}
+
+/** The machine's busy and total CPU seconds so far (/proc/stat's first line), or null. */
+function machineCpu() {
+  try {
+    const [, ...ticks] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+    const idle = ticks[3] + ticks[4]; // idle + iowait
+    const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
+    return { busy: (total - idle) / 100, total: total / 100 };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What the whole machine spent while the files ran: the per-process figures miss the PostgreSQL
+ * server's backends and the Chromium processes its browser leaves to init when it closes (measured:
+ * the docs browser suite alone, 16 s of CPU in its process tree, 50 s of the machine's).
+ */
+function printMachineCpu(before, after) {
+  if (!before || !after) return;
+  const busy = after.busy - before.busy;
+  const total = after.total - before.total;
+  console.log(
+    `\nThe machine while the files ran: ${busy.toFixed(0)} s of CPU busy of ${total.toFixed(0)} s its cores had (${((100 * busy) / total).toFixed(0)} %; every process on it, the PostgreSQL server and Chromium's included)`,
+  );
 }
 
 /** User + system seconds of the shell's waited-for children, from a /proc/<pid>/stat line. */
