@@ -109,3 +109,54 @@ describePostgres('the pool across a failover [postgres]', () => {
     }
   });
 });
+
+/**
+ * A PostgreSQL server, as far as a new connection sees it, that says it is ready and in the same
+ * packet ends the session (FATAL 57P01) — a primary shutting down in a failover as the pool connects.
+ */
+async function serverThatEndsWhenReady(): Promise<{ url: string; close: () => Promise<void> }> {
+  const message = (type: string, body: Buffer) => {
+    const head = Buffer.alloc(5);
+    head.write(type, 0, 'latin1');
+    head.writeInt32BE(body.length + 4, 1);
+    return Buffer.concat([head, body]);
+  };
+  const int32 = (n: number) => {
+    const b = Buffer.alloc(4);
+    b.writeInt32BE(n);
+    return b;
+  };
+  const fields = ['SFATAL', 'VFATAL', 'C57P01', 'Mterminating connection due to administrator command'];
+  const fatal = message('E', Buffer.from(`${fields.join('\0')}\0\0`, 'latin1'));
+  const server = net.createServer((socket) => {
+    socket.on('error', () => {});
+    socket.once('data', () => {
+      // AuthenticationOk, BackendKeyData, ReadyForQuery, then the FATAL error: one write, one packet.
+      socket.end(
+        Buffer.concat([
+          message('R', int32(0)),
+          message('K', Buffer.concat([int32(4242), int32(1)])),
+          message('Z', Buffer.from('I')),
+          fatal,
+        ]),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `postgres://karibche@127.0.0.1:${port}/gone`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+it('a connection the server ends as soon as it is ready fails the caller, not the process (found by the failover suite: a gateway died of it)', async () => {
+  const server = await serverThatEndsWhenReady();
+  try {
+    // The pool hands the connection over and the error arrives before the caller's own listener
+    // is attached: without a listener of the pool's client class, an unhandled 'error' event.
+    await assert.rejects(openPostgres(server.url, { poolSize: 1 }), DatabaseUnavailableError);
+  } finally {
+    await server.close();
+  }
+});

@@ -72,9 +72,28 @@ async function throughPooler(client: pg.PoolClient): Promise<boolean> {
   return rows[0]!.pid !== (client as unknown as { processID: number | null }).processID;
 }
 
+/**
+ * The pools' connections: each always has a listener for its 'error' event. The pool listens while
+ * a connection is idle and `leased` while it is lent, but between the two there is a moment — the
+ * pool hands a new connection over inside the socket's data handler, the borrower's listener comes
+ * a microtask later — and a server that says "ready" and ends the session in the same packet (a
+ * primary shutting down as the pool connects) raised an unhandled 'error' event there, which ends
+ * the process (the failover suite lost a gateway to it). The error is not lost: the connection is no
+ * longer queryable, so its borrower's statement fails and `leased` drops it.
+ */
+class ListenedClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on('error', () => {});
+  }
+}
+
+/** A pool whose connections are ListenedClients. */
+const newPool = (config: pg.PoolConfig) => new pg.Pool({ ...config, Client: ListenedClient });
+
 /** A pooled PostgreSQL connection, plus one dedicated client for LISTEN that reconnects by itself. */
 export async function openPostgres(url: string, opts: PostgresOptions): Promise<Db> {
-  const pool = new pg.Pool({
+  const pool = newPool({
     connectionString: url,
     max: opts.poolSize,
     connectionTimeoutMillis: 5_000,
@@ -192,7 +211,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     query: queryOn(pool),
     ownPool(size) {
-      const own = new pg.Pool({
+      const own = newPool({
         connectionString: url,
         max: size,
         connectionTimeoutMillis: 5_000,
