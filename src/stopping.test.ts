@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { freePort } from './testing/browser.ts';
-import { openTestDb, preparePgliteMigratedTemplate } from './testing/databases.ts';
+import { openTestDb, seedPgliteDataDir } from './testing/databases.ts';
 import { processAlive } from './testing/process-alive.ts';
 import { describePostgres } from './testing/postgres-only.ts';
 
@@ -32,8 +32,7 @@ async function startGateway(
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-stop-'));
   // PGlite already made and migrated (a copy of the suite's template): the start's initdb and
   // migrations (seconds of CPU each) are not what this file tests, stopping is.
-  if (!env.DATABASE_URL)
-    fs.cpSync(await preparePgliteMigratedTemplate(), path.join(dir, 'pglite'), { recursive: true });
+  if (!env.DATABASE_URL) await seedPgliteDataDir(dir, { migrated: true });
   // The runner's compiled gateway when there is one (scripts/test.mjs): tsx costs every start.
   const bundle = process.env.KARIBCHE_TEST_GATEWAY_BUNDLE;
   const child = spawn(process.execPath, bundle ? [bundle] : ['--import', 'tsx', 'src/main.ts'], {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { verifyCallback } from '../../sdk/src/index.ts';
 import { freePort } from '../testing/browser.ts';
-import { BACKENDS, PGLITE_TEMPLATE, openTestDb, preparePgliteTemplate, type TestDb } from '../testing/databases.ts';
+import { BACKENDS, openTestDb, seedPgliteDataDir, type TestDb } from '../testing/databases.ts';
 import { startGatewayProcess, type GatewayProcess } from '../testing/process.ts';
 import { runCli, startCli } from '../testing/cli-process.ts';
 
@@ -32,8 +32,7 @@ for (const backend of BACKENDS) {
     before(async () => {
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-cli-'));
       if (backend === 'pglite') {
-        await preparePgliteTemplate();
-        fs.cpSync(PGLITE_TEMPLATE, path.join(dir, 'pglite'), { recursive: true });
+        await seedPgliteDataDir(dir);
       } else {
         testDb = await openTestDb('postgres');
       }

@@ -199,6 +199,19 @@ async function checkBeforeDrop(testDb: TestDb): Promise<void> {
 }
 
 /**
+ * A copy of a PGlite template where a gateway keeps its database (`<dataDir>/pglite`): the
+ * initialised one, or `migrated` with this tree's migrations already applied. Returns that folder.
+ */
+export async function seedPgliteDataDir(dataDir: string, opts: { migrated?: boolean } = {}): Promise<string> {
+  const template = opts.migrated
+    ? await preparePgliteMigratedTemplate()
+    : (await preparePgliteTemplate(), PGLITE_TEMPLATE);
+  const dir = path.join(dataDir, 'pglite');
+  fs.cpSync(template, dir, { recursive: true });
+  return dir;
+}
+
+/**
  * A new database of its own on `backend`. `migrated`: with this tree's migrations already applied
  * (copied from a template), as every gateway start would apply them; without, empty, for the
  * tests of the migrator and of a first start.
@@ -206,12 +219,7 @@ async function checkBeforeDrop(testDb: TestDb): Promise<void> {
 export async function openTestDb(backend: Backend, opts: { migrated?: boolean } = {}): Promise<TestDb> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-test-'));
   if (backend === 'pglite') {
-    const template = opts.migrated
-      ? await preparePgliteMigratedTemplate()
-      : (await preparePgliteTemplate(), PGLITE_TEMPLATE);
-    const dir = path.join(dataDir, 'pglite');
-    fs.cpSync(template, dir, { recursive: true });
-    const db = await openPglite(dir);
+    const db = await openPglite(await seedPgliteDataDir(dataDir, opts));
     const testDb: TestDb = {
       db,
       url: null,

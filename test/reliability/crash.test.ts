@@ -8,13 +8,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { openPglite } from '../../src/store/pglite.ts';
 import { freePort } from '../../src/testing/browser.ts';
-import {
-  BACKENDS,
-  PGLITE_TEMPLATE,
-  openTestDb,
-  preparePgliteTemplate,
-  type Backend,
-} from '../../src/testing/databases.ts';
+import { BACKENDS, openTestDb, seedPgliteDataDir, type Backend } from '../../src/testing/databases.ts';
 import { ADMIN_TOKEN } from '../../src/testing/harness.ts';
 import { startGatewayProcess, type GatewayProcess } from '../../src/testing/process.ts';
 import { Receiver } from '../../src/testing/receiver.ts';
@@ -90,8 +84,7 @@ for (const backend of BACKENDS) {
       if (backend === 'pglite') {
         // The gateway process owns the PGlite data dir; it starts from a copy of the template.
         await test.db.close();
-        await preparePgliteTemplate();
-        fs.cpSync(PGLITE_TEMPLATE, path.join(test.dataDir, 'pglite'), { recursive: true });
+        await seedPgliteDataDir(test.dataDir);
       }
       const rx = await new Receiver().start();
       const port = await freePort();
