@@ -98,7 +98,12 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     if (poolStats) metrics.watchPool(poolStats);
     const sweeper = new ExpirySweeper(db, clock, { log, metrics });
     // One transaction for the concurrent single-statement state changes under load (issue 25).
-    const groupCommit = new GroupCommit(db, { concurrency: config.groupCommitConcurrency, maxBatch: 64 });
+    // Connections of its own, one per batch in flight (0: no grouping, each statement on the pool).
+    const gc = config.groupCommitConcurrency;
+    const groupCommit = new GroupCommit(gc > 0 ? db.ownPool(gc) : db, {
+      concurrency: gc,
+      maxBatch: 64,
+    });
     metrics.watchGroupCommit(() => groupCommit);
     const connector = plugged ?? new SimulatorAcquirer(db, clock, config.simLatencyMs, groupCommit);
     // Merchants' faults on demand exist only in the sandbox.

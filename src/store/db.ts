@@ -26,6 +26,9 @@ export interface Queryable {
 
 export type Notification = (payload: string) => void;
 
+/** A few connections of their own, for statements and transactions (Db.ownPool). */
+export type OwnPool = Queryable & Pick<Db, 'tx'>;
+
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /** PostgreSQL reached through a connection pooler such as PgBouncer (statements are then unnamed). */
@@ -43,9 +46,10 @@ export interface Db extends Queryable {
    * A few connections of its own (PostgreSQL; PGlite is one connection and returns itself): for
    * work that must not queue behind the requests waiting for the shared pool under load — the
    * callback dispatcher, whose claims and records otherwise waited behind hundreds of requests
-   * (measured: 2,000 callbacks pending at 400 lifecycles/s). Closed with the Db.
+   * (measured: 2,000 callbacks pending at 400 lifecycles/s) — and the group commit of state
+   * changes, whose batches waited behind them too. Closed with the Db.
    */
-  ownPool(size: number): Queryable;
+  ownPool(size: number): OwnPool;
   /** The connection pool now (PostgreSQL): connections open, idle, and requests waiting for one. */
   poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;

@@ -12,7 +12,7 @@
 // database is unavailable, which every statement would have met alone. A deadlock between two
 // batches (two payments each in both, in opposite order) is such a failure too: each is retried
 // alone, where none can deadlock with itself.
-import { isReadOnly, isTimedOut, isUnavailable, type Db, type Queryable, type QueryResult } from './db.ts';
+import { isReadOnly, isTimedOut, isUnavailable, type OwnPool, type Queryable, type QueryResult } from './db.ts';
 import { TurnBatches } from './turn-batches.ts';
 
 export interface GroupCommitOptions {
@@ -35,7 +35,8 @@ export class GroupCommit implements Queryable {
   statements = 0;
 
   constructor(
-    private readonly db: Db,
+    /** Connections of its own (Db.ownPool): its batches must not queue behind the requests. */
+    private readonly db: OwnPool,
     private readonly opts: GroupCommitOptions,
   ) {
     this.batches = new TurnBatches(opts.concurrency, opts.maxBatch, (batch) => this.run(batch));
@@ -78,9 +79,16 @@ export class GroupCommit implements Queryable {
     try {
       deliveries = await this.counted(batch.length, () =>
         this.db.tx(async (q) => {
-          const out: (() => void)[] = [];
-          for (const w of batch) out.push(await w.run(q));
-          return out;
+          // All sent at once, in order, none waiting for the answer before it: the connections are
+          // in pg's pipeline mode (postgres.ts), so one write or two carry the batch. Awaiting each
+          // in turn cost a turn of the busy event loop per statement: 7.5 ms a statement, 240 ms a
+          // batch of 32 under the lifecycle load (PGlite runs them one after the other as before).
+          const ran = await Promise.allSettled(batch.map((w) => w.run(q)));
+          // The first failure is the cause; the statements after it only met the aborted transaction.
+          return ran.map((r) => {
+            if (r.status === 'rejected') throw r.reason;
+            return r.value;
+          });
         }),
       );
     } catch (err) {

@@ -119,18 +119,20 @@ export async function openPglite(dataDir: string | undefined, opts: PgliteOption
     if (!closed) for (const fn of listeners.get(channel) ?? []) fn(payload);
   };
   const base = wrap(pg, tell);
+  const tx: Db['tx'] = async (fn) => {
+    const onCommit: [string, string][] = [];
+    const result = await pg.transaction((tx) => fn(wrap(tx, (c, p) => void onCommit.push([c, p]))));
+    for (const [channel, payload] of onCommit) tell(channel, payload);
+    return result;
+  };
   return {
     kind: 'pglite',
     query: base.query,
     exec: base.exec,
     notifyOnCommit: tell,
-    ownPool: () => base,
-    async tx(fn) {
-      const onCommit: [string, string][] = [];
-      const result = await pg.transaction((tx) => fn(wrap(tx, (c, p) => void onCommit.push([c, p]))));
-      for (const [channel, payload] of onCommit) tell(channel, payload);
-      return result;
-    },
+    // One connection: a pool of its own is the same one.
+    ownPool: () => ({ ...base, tx }),
+    tx,
     async listen(channel, onMessage) {
       let set = listeners.get(channel);
       if (!set) {

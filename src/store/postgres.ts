@@ -88,8 +88,12 @@ class ListenedClient extends pg.Client {
   }
 }
 
-/** A pool whose connections are ListenedClients. */
-const newPool = (config: pg.PoolConfig) => new pg.Pool({ ...config, Client: ListenedClient });
+/**
+ * A pool whose connections are ListenedClients in pg's pipeline mode: statements issued together
+ * (the group commit's batch) go out without waiting for each other's answers. One statement at a
+ * time behaves as without it; a statement past its deadline ends its connection, as `leased` does.
+ */
+const newPool = (config: pg.PoolConfig) => new pg.Pool({ ...config, Client: ListenedClient, pipeline: true });
 
 /** A pooled PostgreSQL connection, plus one dedicated client for LISTEN that reconnects by itself. */
 export async function openPostgres(url: string, opts: PostgresOptions): Promise<Db> {
@@ -202,26 +206,9 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
           return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 } satisfies QueryResult<R>;
         }, from),
       );
-  const ownPools: pg.Pool[] = [];
-
-  const db: Db = {
-    kind: 'postgres',
-    pooled: pooler,
-    notifyOnCommit: tell,
-    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    query: queryOn(pool),
-    ownPool(size) {
-      const own = newPool({
-        connectionString: url,
-        max: size,
-        connectionTimeoutMillis: 5_000,
-        idleTimeoutMillis: 30_000,
-      });
-      own.on('error', (err) => opts.onError?.(err));
-      ownPools.push(own);
-      return { query: queryOn(own), exec: (sql) => run(async () => void (await own.query(sql))), notifyOnCommit: tell };
-    },
-    tx: (fn, txOpts) =>
+  const txOn =
+    (from: pg.Pool): Db['tx'] =>
+    (fn, txOpts) =>
       run(() =>
         leased(async (client, broke) => {
           const limit = txOpts?.patient ? undefined : deadline;
@@ -248,8 +235,33 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
             if (!isTimedOut(err)) await client.query('ROLLBACK').catch(broke);
             throw err;
           }
-        }),
-      ),
+        }, from),
+      );
+  const ownPools: pg.Pool[] = [];
+
+  const db: Db = {
+    kind: 'postgres',
+    pooled: pooler,
+    notifyOnCommit: tell,
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    query: queryOn(pool),
+    ownPool(size) {
+      const own = newPool({
+        connectionString: url,
+        max: size,
+        connectionTimeoutMillis: 5_000,
+        idleTimeoutMillis: 30_000,
+      });
+      own.on('error', (err) => opts.onError?.(err));
+      ownPools.push(own);
+      return {
+        query: queryOn(own),
+        tx: txOn(own),
+        exec: (sql) => run(async () => void (await own.query(sql))),
+        notifyOnCommit: tell,
+      };
+    },
+    tx: txOn(pool),
     async exec(sql) {
       await run(() => pool.query(sql));
     },
