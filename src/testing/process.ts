@@ -3,7 +3,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 
 /** KARIBCHE_DB_POOL of a gateway process a test starts (unless the test sets its own). */
-export const PROCESS_POOL_SIZE = 5;
+export const PROCESS_POOL_SIZE = 4;
+/**
+ * Its group commit's transactions in flight, each a connection of its own (4 in production; one
+ * still groups every statement that arrives while it is busy): with the pool, the dispatcher's 2
+ * and LISTEN, 8 connections a process, as before the group commit had its own, so that a file
+ * running three (test/reliability/processes.test.ts: 34 with the defaults, 28 with 2) stays well
+ * within its budget of 30.
+ */
+export const PROCESS_GROUP_COMMIT = 1;
 
 export interface GatewayProcess {
   child: ChildProcess;
@@ -27,7 +35,13 @@ export async function startGatewayProcess(
   // The runner's compiled gateway (scripts/test.mjs) unless told which bundle: tsx costs every start.
   const bundle = opts.bundle ?? process.env.KARIBCHE_TEST_GATEWAY_BUNDLE;
   const child = spawn(process.execPath, bundle ? [bundle] : ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, LOG_LEVEL: 'info', KARIBCHE_DB_POOL: String(PROCESS_POOL_SIZE), ...env },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'info',
+      KARIBCHE_DB_POOL: String(PROCESS_POOL_SIZE),
+      KARIBCHE_GROUP_COMMIT_CONCURRENCY: String(PROCESS_GROUP_COMMIT),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (d) => (out += d));
