@@ -26,8 +26,8 @@ export interface Queryable {
 
 export type Notification = (payload: string) => void;
 
-/** A few connections of their own, for statements and transactions (Db.ownPool). */
-export type OwnPool = Queryable & Pick<Db, 'tx'>;
+/** A few connections of their own, for statements, transactions and batches (Db.ownPool). */
+export type OwnPool = Queryable & Pick<Db, 'tx' | 'batch'>;
 
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
@@ -39,6 +39,14 @@ export interface Db extends Queryable {
    * bootstrap, whose advisory locks may rightly wait for another process's long migration.
    */
   tx<T>(fn: (q: Queryable) => Promise<T>, opts?: { patient?: boolean }): Promise<T>;
+  /**
+   * Independent statements in one transaction, sent together: `send` issues them on `q` at once
+   * (each call's promise, none awaited before the next is issued), and on PostgreSQL BEGIN, they
+   * and COMMIT leave in one write, pipelined — one round trip, whatever their number. Resolves to
+   * what `send`'s promises resolved to, once committed; or rejects with the first failure, with
+   * nothing of them written.
+   */
+  batch<T>(send: (q: Queryable) => Promise<T>[]): Promise<T[]>;
   /** Subscribes to a notification channel; other gateway processes see notify() too on PostgreSQL. */
   listen(channel: string, onMessage: Notification): Promise<void>;
   notify(channel: string, payload: string): Promise<void>;
@@ -112,4 +120,15 @@ const CONFLICT_CODES = new Set(['40P01', '40001', '55P03']);
 export function isConflict(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && CONFLICT_CODES.has(code);
+}
+
+/**
+ * The values of statements sent together, once all have answered; or the first failure in the
+ * order they were sent — the cause: those after it only met the transaction it aborted.
+ */
+export async function firstFailure<T>(sent: readonly Promise<T>[]): Promise<T[]> {
+  return (await Promise.allSettled(sent)).map((r) => {
+    if (r.status === 'rejected') throw r.reason;
+    return r.value;
+  });
 }

@@ -80,6 +80,10 @@ for (const backend of BACKENDS) {
             seen.push('tx');
             return t.db.tx(fn, opts);
           },
+          batch: (send) => {
+            seen.push('batch');
+            return t.db.batch(send);
+          },
         };
         const alone = new GroupCommit(spy, { concurrency, maxBatch: 64 });
         await insert(alone, 200 + concurrency);
@@ -100,6 +104,10 @@ for (const backend of BACKENDS) {
           return Promise.reject(new DatabaseUnavailableError(new Error('Connection terminated')));
         },
         tx: () => {
+          calls++;
+          return Promise.reject(new DatabaseUnavailableError(new Error('Connection terminated')));
+        },
+        batch: () => {
           calls++;
           return Promise.reject(new DatabaseUnavailableError(new Error('Connection terminated')));
         },

@@ -78,18 +78,10 @@ export class GroupCommit implements Queryable {
     let deliveries: (() => void)[];
     try {
       deliveries = await this.counted(batch.length, () =>
-        this.db.tx(async (q) => {
-          // All sent at once, in order, none waiting for the answer before it: the connections are
-          // in pg's pipeline mode (postgres.ts), so one write or two carry the batch. Awaiting each
-          // in turn cost a turn of the busy event loop per statement: 7.5 ms a statement, 240 ms a
-          // batch of 32 under the lifecycle load (PGlite runs them one after the other as before).
-          const ran = await Promise.allSettled(batch.map((w) => w.run(q)));
-          // The first failure is the cause; the statements after it only met the aborted transaction.
-          return ran.map((r) => {
-            if (r.status === 'rejected') throw r.reason;
-            return r.value;
-          });
-        }),
+        // All sent at once with BEGIN and COMMIT, none waiting for the answer before it (Db.batch:
+        // one write on PostgreSQL). Awaiting each in turn cost a turn of the busy event loop per
+        // statement: 7.5 ms a statement, 240 ms a batch of 32 under the lifecycle load.
+        this.db.batch((q) => batch.map((w) => w.run(q))),
       );
     } catch (err) {
       // Every statement would have met these alone; and after a statement deadline the COMMIT's

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import v8 from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
-import type { Db, Notification, Queryable, QueryResult } from './db.ts';
+import { firstFailure, type Db, type Notification, type Queryable, type QueryResult } from './db.ts';
 
 /**
  * Server settings of the embedded PostgreSQL (docs/performance.md has the measurements). initdb
@@ -125,14 +125,17 @@ export async function openPglite(dataDir: string | undefined, opts: PgliteOption
     for (const [channel, payload] of onCommit) tell(channel, payload);
     return result;
   };
+  // In process, nothing to pipeline: PGlite runs them one after the other in one transaction.
+  const batch: Db['batch'] = (send) => tx((q) => firstFailure(send(q)));
   return {
     kind: 'pglite',
     query: base.query,
     exec: base.exec,
     notifyOnCommit: tell,
     // One connection: a pool of its own is the same one.
-    ownPool: () => ({ ...base, tx }),
+    ownPool: () => ({ ...base, tx, batch }),
     tx,
+    batch,
     async listen(channel, onMessage) {
       let set = listeners.get(channel);
       if (!set) {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { ConfigError } from '../config.ts';
-import type { Db, Notification, QueryResult } from './db.ts';
-import { DatabaseUnavailableError, isReadOnly, isTimedOut, isUnavailable } from './db.ts';
+import type { Db, Notification, Queryable, QueryResult } from './db.ts';
+import { DatabaseUnavailableError, firstFailure, isReadOnly, isTimedOut, isUnavailable } from './db.ts';
 
 // int8 (bigint amounts, bigserial ids) as numbers: our values stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -237,6 +237,49 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
           }
         }, from),
       );
+  /**
+   * BEGIN, the statements and COMMIT on one connection of `from`, written at once (the socket
+   * corked while pg queues them; the connections are in pipeline mode, so none waits for an
+   * answer). A statement that fails aborts the transaction: those after it fail too, and the COMMIT
+   * answers ROLLBACK.
+   */
+  const batchOn =
+    (from: pg.Pool): Db['batch'] =>
+    (send) =>
+      run(() =>
+        leased(async (client) => {
+          const q: Queryable = {
+            notifyOnCommit: tell,
+            async query<R>(sql: string, params?: readonly unknown[], name?: string) {
+              const res = await client.query(statement(sql, params, nameFor(sql, params, name), deadline));
+              return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
+            },
+            async exec(sql: string) {
+              await client.query(sql);
+            },
+          };
+          const control = (sql: string) => client.query(statement(sql, undefined, undefined, deadline));
+          const stream = client.connection.stream;
+          stream.cork();
+          let begin: Promise<pg.QueryResult>;
+          let sent: ReturnType<typeof send>;
+          let commit: Promise<pg.QueryResult>;
+          try {
+            begin = control('BEGIN');
+            sent = send(q);
+            commit = control('COMMIT');
+          } finally {
+            stream.uncork();
+          }
+          await Promise.allSettled([begin, ...sent, commit]);
+          // Each settled by now; in the order sent, the first failure is the cause.
+          await begin;
+          const values = await firstFailure(sent);
+          const committed = await commit;
+          if (committed.command !== 'COMMIT') throw new Error(`the batch's COMMIT answered ${committed.command}`);
+          return values;
+        }, from),
+      );
   const ownPools: pg.Pool[] = [];
 
   const db: Db = {
@@ -257,11 +300,13 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       return {
         query: queryOn(own),
         tx: txOn(own),
+        batch: batchOn(own),
         exec: (sql) => run(async () => void (await own.query(sql))),
         notifyOnCommit: tell,
       };
     },
     tx: txOn(pool),
+    batch: batchOn(pool),
     async exec(sql) {
       await run(() => pool.query(sql));
     },
