@@ -13,7 +13,7 @@ import {
   type OperationAnswer,
 } from '../acquirer/acquirer.ts';
 import { Violations } from '../errors/gateway-error.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, Queryable } from '../store/db.ts';
 import { clearFaults, insertFault, selectOpenFaults, takeFault } from './faults-store.ts';
 
 export const FAULT_OPERATIONS = ['authorise', 'capture', 'void', 'refund', 'execution'] as const;
@@ -67,7 +67,7 @@ export const waitingFaults = (db: Db, clientId: string): Promise<Fault[]> => sel
 export const dropWaitingFaults = (db: Db, clientId: string): Promise<number> => clearFaults(db, clientId);
 
 /** The acquirer with the merchants' faults applied. Production never builds this (gateway.ts). */
-export function withSandboxFaults(acquirer: Acquirer, db: Db, clock: Clock): Acquirer {
+export function withSandboxFaults(acquirer: Acquirer, db: Queryable, clock: Clock): Acquirer {
   /** Runs `perform` unless a fault says otherwise. */
   async function faulted<R>(
     reference: string,

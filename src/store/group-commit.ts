@@ -2,8 +2,8 @@
 // change, the sandbox acquirer's record of an authorisation, the sandbox fault check (issue 25).
 // Under load a lifecycle was 11 statements and 6.5 commits, each commit a WAL flush that its
 // connection waited for while the requests behind it waited for the connection. Statements that
-// arrive in the same turn of the event loop, or while `concurrency` batches are in flight, run one
-// after the other in ONE transaction; each caller gets its own result only after that COMMIT, so
+// arrive in the same turn of the event loop, or while `concurrency` batches are in flight, go out
+// together in ONE transaction (Db.batch: one write); each caller gets its own result only after that COMMIT, so
 // what a caller sees is what it would have seen alone: its statement committed, in the order it was
 // asked, after the ones before it. A statement alone runs as it always did (no BEGIN/COMMIT).
 //
