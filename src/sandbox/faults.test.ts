@@ -207,6 +207,22 @@ for (const backend of BACKENDS) {
       await (await fresh()).app.inject({ method: 'DELETE', url: '/sandbox/v1/faults', headers: ctx.m.headers() });
     });
 
+    it('payments paid at the same moment (their picks grouped in the group commit’s transactions) take exactly the faults there are', async () => {
+      await fault({ operation: 'authorise', outcome: 'decline', times: 3 });
+      const ids = await Promise.all(Array.from({ length: 8 }, () => created()));
+      const commits = async () =>
+        Number(/^karibche_group_commit_transactions_total (\d+)/m.exec((await ctx.t.app.inject('/metrics')).body)?.[1]);
+      const before = await commits();
+      const results = await Promise.all(ids.map((id) => simulate(id)));
+      const codes = results.map((r) => r.json().resultCode as string);
+      assert.equal(codes.filter((c) => c === 'decline_general').length, 3, codes.join(','));
+      assert.equal(codes.filter((c) => c === 'approved').length, 5, codes.join(','));
+      assert.deepEqual((await open()).json().faults, []);
+      // The picks, attempts and outcomes of 8 payments went out in fewer transactions than statements.
+      const grouped = (await commits()) - before;
+      assert.ok(grouped < 8 * 3, `${grouped} transactions for 24 statements`);
+    });
+
     if (backend === 'postgres') {
       it('two gateway processes refunding side by side take exactly the faults there are', async () => {
         const second = await secondGateway(ctx.t);
