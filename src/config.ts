@@ -221,7 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reconcileAfterSeconds: int(env, 'KARIBCHE_RECONCILE_AFTER_SECONDS', 60, 1, 86_400),
     checkoutAttemptsPerMinute: int(env, 'KARIBCHE_CHECKOUT_ATTEMPTS_PER_MINUTE', 30, 1, 1_000_000),
     callbackTimeoutMs: int(env, 'KARIBCHE_CALLBACK_TIMEOUT_MS', 10_000, 100, 120_000),
-    callbackConcurrency: int(env, 'KARIBCHE_CALLBACK_CONCURRENCY', 32, 1, 1000),
+    callbackConcurrency: int(env, 'KARIBCHE_CALLBACK_CONCURRENCY', 128, 1, 1000),
     callbackPollMs: int(env, 'KARIBCHE_CALLBACK_POLL_MS', 1000, 10, 60_000),
     eventStreamKeepAliveMs: int(env, 'KARIBCHE_EVENT_STREAM_KEEPALIVE_MS', 15_000, 50, 300_000),
     callbackLocalAddress,
