@@ -132,3 +132,20 @@ export async function firstFailure<T>(sent: readonly Promise<T>[]): Promise<T[]>
     return r.value;
   });
 }
+
+/**
+ * What a transaction's statements ask to tell (notifyOnCommit), held until its COMMIT: `tellAll`
+ * after the commit; never called when it rolls back.
+ */
+export function heldUntilCommit(tell: (channel: string, payload: string) => void): {
+  notifyOnCommit: Queryable['notifyOnCommit'];
+  tellAll(): void;
+} {
+  const held: [string, string][] = [];
+  return {
+    notifyOnCommit: (channel, payload) => void held.push([channel, payload]),
+    tellAll: () => {
+      for (const [channel, payload] of held) tell(channel, payload);
+    },
+  };
+}

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import v8 from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
-import { firstFailure, type Db, type Notification, type Queryable, type QueryResult } from './db.ts';
+import { firstFailure, heldUntilCommit, type Db, type Notification, type Queryable, type QueryResult } from './db.ts';
 
 /**
  * Server settings of the embedded PostgreSQL (docs/performance.md has the measurements). initdb
@@ -120,9 +120,9 @@ export async function openPglite(dataDir: string | undefined, opts: PgliteOption
   };
   const base = wrap(pg, tell);
   const tx: Db['tx'] = async (fn) => {
-    const onCommit: [string, string][] = [];
-    const result = await pg.transaction((tx) => fn(wrap(tx, (c, p) => void onCommit.push([c, p]))));
-    for (const [channel, payload] of onCommit) tell(channel, payload);
+    const notes = heldUntilCommit(tell);
+    const result = await pg.transaction((tx) => fn(wrap(tx, notes.notifyOnCommit)));
+    notes.tellAll();
     return result;
   };
   // In process, nothing to pipeline: PGlite runs them one after the other in one transaction.

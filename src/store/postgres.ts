@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { ConfigError } from '../config.ts';
 import type { Db, Notification, Queryable, QueryResult } from './db.ts';
-import { DatabaseUnavailableError, firstFailure, isReadOnly, isTimedOut, isUnavailable } from './db.ts';
+import {
+  DatabaseUnavailableError,
+  firstFailure,
+  heldUntilCommit,
+  isReadOnly,
+  isTimedOut,
+  isUnavailable,
+} from './db.ts';
 
 // int8 (bigint amounts, bigserial ids) as numbers: our values stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -196,16 +203,27 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     for (const fn of listeners.get(channel) ?? []) fn(payload);
   };
 
+  /** Statements on a checked-out connection, each with `limit` as its deadline. */
+  const onClient = (
+    client: pg.PoolClient,
+    limit: number | undefined,
+    notifyOnCommit: Queryable['notifyOnCommit'],
+  ): Queryable => ({
+    notifyOnCommit,
+    async query<R>(sql: string, params?: readonly unknown[], name?: string) {
+      const res = await client.query(statement(sql, params, nameFor(sql, params, name), limit));
+      return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 } satisfies QueryResult<R>;
+    },
+    async exec(sql: string) {
+      await client.query(sql);
+    },
+  });
+
   /** One statement on a connection of `from`, committed on its own. */
   const queryOn =
     (from: pg.Pool) =>
     <R>(sql: string, params?: readonly unknown[], name?: string) =>
-      run(() =>
-        leased(async (client) => {
-          const res = await client.query(statement(sql, params, nameFor(sql, params, name), deadline));
-          return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 } satisfies QueryResult<R>;
-        }, from),
-      );
+      run(() => leased((client) => onClient(client, deadline, tell).query<R>(sql, params, name), from));
   const txOn =
     (from: pg.Pool): Db['tx'] =>
     (fn, txOpts) =>
@@ -213,20 +231,11 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
         leased(async (client, broke) => {
           const limit = txOpts?.patient ? undefined : deadline;
           await client.query(statement('BEGIN', undefined, undefined, limit));
-          const onCommit: [string, string][] = [];
+          const notes = heldUntilCommit(tell);
           try {
-            const result = await fn({
-              notifyOnCommit: (channel, payload) => void onCommit.push([channel, payload]),
-              async query<R>(sql: string, params?: readonly unknown[], name?: string) {
-                const res = await client.query(statement(sql, params, nameFor(sql, params, name), limit));
-                return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
-              },
-              async exec(sql: string) {
-                await client.query(sql);
-              },
-            });
+            const result = await fn(onClient(client, limit, notes.notifyOnCommit));
             await client.query(statement('COMMIT', undefined, undefined, limit));
-            for (const [channel, payload] of onCommit) tell(channel, payload);
+            notes.tellAll();
             return result;
           } catch (err) {
             // A statement that timed out is still running on that connection: a ROLLBACK would
@@ -248,16 +257,8 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     (send) =>
       run(() =>
         leased(async (client) => {
-          const q: Queryable = {
-            notifyOnCommit: tell,
-            async query<R>(sql: string, params?: readonly unknown[], name?: string) {
-              const res = await client.query(statement(sql, params, nameFor(sql, params, name), deadline));
-              return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
-            },
-            async exec(sql: string) {
-              await client.query(sql);
-            },
-          };
+          const notes = heldUntilCommit(tell);
+          const q = onClient(client, deadline, notes.notifyOnCommit);
           const control = (sql: string) => client.query(statement(sql, undefined, undefined, deadline));
           const stream = client.connection.stream;
           stream.cork();
@@ -277,6 +278,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
           const values = await firstFailure(sent);
           const committed = await commit;
           if (committed.command !== 'COMMIT') throw new Error(`the batch's COMMIT answered ${committed.command}`);
+          notes.tellAll();
           return values;
         }, from),
       );
