@@ -6,6 +6,8 @@
 // PgBouncer in transaction mode (started here); "floor": true is the bare floor server.
 // AB_LIFECYCLE_RATE=400: instead of the create load, each round runs the bench's lifecycle (create →
 // pay → callback → GET) at that many payments a second on each gateway variant (on PostgreSQL).
+// AB_OPS=1: instead, each round runs the bench's refunds and completions phase (bench/merchant-ops.ts:
+// 1,024 paid payments of one merchant, then of 64, by 64 connections; AB_OPS_PAYMENTS to change) on each variant.
 // Rounds rotate the order of the variants. AB_ROUNDS (3), AB_DURATION (10 s), BENCH_CONNECTIONS (64). Prints each round, the median, the
 // ratio of each variant to the first, and each variant's peak RSS (VmHWM, every process).
 import { execFileSync } from 'node:child_process';
@@ -13,6 +15,7 @@ import fs from 'node:fs';
 import { SERVER_URL } from '../src/testing/databases.ts';
 import { startPgbouncer, type Pgbouncer } from '../src/testing/pgbouncer.ts';
 import pg from 'pg';
+import { benchMerchantOps, type OpsRound } from './merchant-ops.ts';
 import {
   CONNECTIONS,
   PAYMENT,
@@ -132,6 +135,10 @@ const targets: {
   drop?: () => Promise<void>;
 }[] = [];
 const LIFECYCLE_RATE = Number(process.env.AB_LIFECYCLE_RATE ?? 0);
+const OPS = process.env.AB_OPS === '1';
+/** The create load, unless a round runs the lifecycle or the operations instead. */
+const CREATE_LOAD = LIFECYCLE_RATE === 0 && !OPS;
+const opsRuns = new Map<string, { one: OpsRound; many: OpsRound }[]>();
 const lifecycleRuns = new Map<string, Awaited<ReturnType<typeof benchCallbacks>>[]>();
 let bouncer: Pgbouncer | null = null;
 try {
@@ -196,7 +203,32 @@ try {
       );
     }
   }
-  for (let i = 0; LIFECYCLE_RATE === 0 && i < ROUNDS; i++) {
+  for (let i = 0; OPS && i < ROUNDS; i++) {
+    for (const t of targets.map((_, k) => targets[(k + i) % targets.length]!)) {
+      if (t.v.floor || !t.dbUrl) continue;
+      await settleDatabase(t.dbUrl);
+      const r = await benchMerchantOps(new URL(t.url).origin, t.dbUrl, {
+        rounds: 1,
+        perRound: Number(process.env.AB_OPS_PAYMENTS ?? 1_024),
+      });
+      const pair = { one: r.one[0]!, many: r.many[0]! };
+      opsRuns.set(t.v.name, [...(opsRuns.get(t.v.name) ?? []), pair]);
+      const fmt = (o: OpsRound) => `${o.opsPerSecond}/s p50 ${o.p50} p99 ${o.p99} ms (${o.errors} errors)`;
+      console.log(
+        `round ${i + 1} ${t.v.name.padEnd(16)} refunds + completions: one merchant ${fmt(pair.one)}; ${CONNECTIONS} merchants ${fmt(pair.many)}`,
+      );
+    }
+  }
+  if (OPS) {
+    console.log(`\nrefunds + completions, ${ROUNDS} alternating rounds, median:`);
+    for (const [name, runs] of opsRuns) {
+      const m = (f: (r: (typeof runs)[number]) => number) => median(runs.map(f));
+      console.log(
+        `${name.padEnd(16)} one merchant ${m((r) => r.one.opsPerSecond)}/s p99 ${m((r) => r.one.p99)} ms; ${CONNECTIONS} merchants ${m((r) => r.many.opsPerSecond)}/s p99 ${m((r) => r.many.p99)} ms  rounds ${runs.map((r) => `${r.one.opsPerSecond}+${r.many.opsPerSecond}`).join('/')}`,
+      );
+    }
+  }
+  for (let i = 0; CREATE_LOAD && i < ROUNDS; i++) {
     // Each round starts one variant later: a variant that always ran right after another one (its
     // database's checkpoint, the other process's garbage) measured up to 15% worse for its place.
     for (const t of targets.map((_, k) => targets[(k + i) % targets.length]!)) {
@@ -229,9 +261,8 @@ try {
     }
   }
   const first = median(targets[0]!.runs.map((r) => r.rps));
-  if (LIFECYCLE_RATE === 0)
-    console.log(`\n${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION} s, median:`);
-  for (const t of LIFECYCLE_RATE === 0 ? targets : []) {
+  if (CREATE_LOAD) console.log(`\n${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION} s, median:`);
+  for (const t of CREATE_LOAD ? targets : []) {
     const rps = median(t.runs.map((r) => r.rps));
     const rss = peakRssTree(t.proc.child.pid!).map((p) => p.peakRssMb);
     console.log(

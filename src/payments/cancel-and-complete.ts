@@ -14,7 +14,7 @@ import type { Queryable } from '../store/db.ts';
 import { businessDay } from './business-day.ts';
 import type { PaymentDeps } from './deps.ts';
 import type { PaymentRow } from './row.ts';
-import { checkCompletion, planCancel, type CancelRequest } from './rules/cancel.ts';
+import { checkCompletion, planCancel, type CancelRequest, type EarlierOperation } from './rules/cancel.ts';
 import {
   insertOperation,
   lockOperation,
@@ -61,13 +61,14 @@ async function whenFree<T>(
   payId: string,
   waitOn: Status,
   tx: (fn: (q: Queryable) => Promise<T>) => Promise<T>,
-  open: (q: Queryable, row: PaymentRow) => Promise<T>,
+  open: (q: Queryable, row: PaymentRow, earlier: EarlierOperation[]) => Promise<T>,
 ): Promise<T> {
   const deadline = Date.now() + s.config.operationWaitMs;
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
     try {
       return await tx(async (q) => {
-        const row = await lockPayment(q, payId);
+        // Asked together (one round trip): the operations are read once the row lock is granted.
+        const [row, earlier] = await Promise.all([lockPayment(q, payId), selectEarlierOperations(q, payId)]);
         if (!row || row.client_id !== clientId) throw gatewayError(ERRORS.paymentNotFound);
         if (row.status === waitOn) throw new Busy();
         if (OPERATING.has(row.status)) {
@@ -76,7 +77,7 @@ async function whenFree<T>(
             retryAfterSeconds: 1,
           });
         }
-        return open(q, row);
+        return open(q, row, earlier);
       });
     } catch (err) {
       if (!(err instanceof Busy)) throw err;
@@ -128,26 +129,20 @@ const outcomeOf = (op: Pick<OperationRow, 'kind' | 'amount'>, p: PaymentRow): Op
  * reconciler, or a retry) is left alone and its payment answered as it is.
  */
 async function applyAccepted(s: Deps, q: Queryable, payId: string, opId: number): Promise<OperationOutcome> {
-  const row = (await lockPayment(q, payId))!;
-  const op = await lockOperation(q, opId);
+  const [row, op] = await lockBoth(q, payId, opId);
   if (op.status !== 'processing' || !OPERATING.has(row.status)) return outcomeOf(op, row);
   const now = s.clock.now();
-  let updated: PaymentRow;
+  // The payment moved and the operation done, asked together (one round trip, in this order).
+  let moved: Promise<PaymentRow | null>;
+  let alsoDone: Promise<unknown>[];
   if (op.kind === 'capture') {
     // The rest of the block is released by the capture itself; the payment now holds what was captured.
-    updated = (await moveOne(
-      q,
-      { payId, from: row.status },
-      STATUS.succeeded,
-      { confirmed_amount: op.amount },
-      now,
-      s,
-    ))!;
-    if (row.rec_id) await activateSavedCard(q, row.rec_id, now);
+    moved = moveOne(q, { payId, from: row.status }, STATUS.succeeded, { confirmed_amount: op.amount }, now, s);
+    alsoDone = row.rec_id ? [activateSavedCard(q, row.rec_id, now)] : [];
   } else {
     const returned = row.returned_amount + op.amount;
     const held = op.kind === 'void' ? row.amount : row.confirmed_amount;
-    updated = (await moveOne(
+    moved = moveOne(
       q,
       { payId, from: row.status },
       returned >= held ? STATUS.returned : STATUS.partialReturned,
@@ -157,11 +152,18 @@ async function applyAccepted(s: Deps, q: Queryable, payId: string, opId: number)
       },
       now,
       s,
-    ))!;
+    );
+    alsoDone = [];
   }
-  await markOperationDone(q, op.id, now);
-  report(s, op, 'done', updated);
-  return outcomeOf(op, updated);
+  const [updated] = await Promise.all([moved, ...alsoDone, markOperationDone(q, op.id, now)]);
+  report(s, op, 'done', updated!);
+  return outcomeOf(op, updated!);
+}
+
+/** The payment and its operation, locked in that order (asked together: one round trip). */
+async function lockBoth(q: Queryable, payId: string, opId: number): Promise<[PaymentRow, OperationRow]> {
+  const [row, op] = await Promise.all([lockPayment(q, payId), lockOperation(q, opId)]);
+  return [row!, op];
 }
 
 /** Every refund, void and completion in the log and the metrics, whatever its outcome. */
@@ -193,12 +195,13 @@ function report(
 
 /** Applies a refusal: the operation is refused and the payment goes back to where it was. */
 async function applyRefused(s: Deps, q: Queryable, payId: string, opId: number, resultCode: string): Promise<boolean> {
-  const row = (await lockPayment(q, payId))!;
-  const op = await lockOperation(q, opId);
+  const [row, op] = await lockBoth(q, payId, opId);
   if (op.status !== 'processing' || !OPERATING.has(row.status)) return false;
   const now = s.clock.now();
-  await markOperationRefused(q, op.id, resultCode, now);
-  const back = await moveOne(q, { payId, from: row.status }, op.prev_status, { result_code: resultCode }, now, s);
+  const [, back] = await Promise.all([
+    markOperationRefused(q, op.id, resultCode, now),
+    moveOne(q, { payId, from: row.status }, op.prev_status, { result_code: resultCode }, now, s),
+  ]);
   report(s, op, 'refused', back ?? undefined, resultCode);
   return true;
 }
@@ -245,10 +248,9 @@ async function runOperation(
   processing: Status,
   uow: UnitOfWork<OperationOutcome>,
   plan: (
-    q: Queryable,
     row: PaymentRow,
-    now: Date,
-  ) => Promise<{ kind: OperationKind; amount: number; splitAmount: number | null }>,
+    window: OperationWindow,
+  ) => { kind: OperationKind; amount: number; splitAmount: number | null },
 ): Promise<OperationOutcome> {
   if (uow.resume?.point === 'acquirer_called') {
     // This request's first try recorded the operation and died: ask the acquirer and finish it.
@@ -262,20 +264,23 @@ async function runOperation(
     payId,
     processing,
     (fn) => uow.reach('acquirer_called', payId, fn, 'operation'),
-    async (q, row) => {
+    async (q, row, earlier) => {
       const now = s.clock.now();
-      const p = await plan(q, row, now);
-      const op = await insertOperation(q, {
-        payId: row.pay_id,
-        kind: p.kind,
-        amount: p.amount,
-        splitAmount: p.splitAmount,
-        prevStatus: row.status,
-        businessDay: businessDay(now, s.config.timeZone),
-        now,
-      });
-      const moved = (await moveOne(q, { payId, from: row.status }, processing, {}, now, s))!;
-      return { row: moved, op };
+      const p = plan(row, windowFrom(s, row, earlier, now));
+      // The operation recorded and the payment moved, asked together (one round trip, in this order).
+      const [op, moved] = await Promise.all([
+        insertOperation(q, {
+          payId: row.pay_id,
+          kind: p.kind,
+          amount: p.amount,
+          splitAmount: p.splitAmount,
+          prevStatus: row.status,
+          businessDay: businessDay(now, s.config.timeZone),
+          now,
+        }),
+        moveOne(q, { payId, from: row.status }, processing, {}, now, s),
+      ]);
+      return { row: moved!, op };
     },
   );
   return conclude(s, payId, op, row, uow);
@@ -288,7 +293,11 @@ export async function windowOf(
   row: PaymentRow,
   now: Date,
 ): Promise<OperationWindow> {
-  const earlier = await selectEarlierOperations(q, row.pay_id);
+  return windowFrom(s, row, await selectEarlierOperations(q, row.pay_id), now);
+}
+
+/** windowOf, from operations already read. */
+function windowFrom(s: Pick<Deps, 'config'>, row: PaymentRow, earlier: EarlierOperation[], now: Date): OperationWindow {
   return operationWindow(windowFacts(row, earlier, s.config.timeZone), now, businessDay(now, s.config.timeZone));
 }
 
@@ -300,9 +309,7 @@ export function cancelPayment(
   req: CancelRequest,
   uow: UnitOfWork<OperationOutcome>,
 ): Promise<OperationOutcome> {
-  return runOperation(s, clientId, payId, STATUS.cancelProcessing, uow, async (q, row, now) =>
-    planCancel(row, req, await windowOf(s, q, row, now)),
-  );
+  return runOperation(s, clientId, payId, STATUS.cancelProcessing, uow, (row, window) => planCancel(row, req, window));
 }
 
 /** POST /payments/{payId}/completion: captures a pre-authorisation (all of it, or less). */
@@ -313,8 +320,8 @@ export function completePayment(
   amount: number,
   uow: UnitOfWork<OperationOutcome>,
 ): Promise<OperationOutcome> {
-  return runOperation(s, clientId, payId, STATUS.completionProcessing, uow, async (q, row, now) => {
-    checkCompletion(row, amount, await windowOf(s, q, row, now));
+  return runOperation(s, clientId, payId, STATUS.completionProcessing, uow, (row, window) => {
+    checkCompletion(row, amount, window);
     return { kind: 'capture', amount, splitAmount: null };
   });
 }

@@ -4,52 +4,12 @@
 // client sends: the relay runs in this process, so what the pool writes at once reaches it as one
 // read (or two), while a statement sent only after the previous answer is a read of its own.
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { it } from 'node:test';
 import { openTestDb } from '../testing/databases.ts';
 import { describePostgres } from '../testing/postgres-only.ts';
+import { relay } from '../testing/wire-relay.ts';
 import { GroupCommit } from './group-commit.ts';
 import { openPostgres } from './postgres.ts';
-
-/** A relay to `target` that counts the client's writes (reads on its side) while `counting`. */
-async function relay(
-  target: URL,
-): Promise<{ url: string; writes: () => number; count(on: boolean): void; close(): Promise<void> }> {
-  let counting = false;
-  let writes = 0;
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port || 5432), target.hostname);
-    sockets.add(client).add(upstream);
-    client.on('data', (chunk) => {
-      if (counting) writes++;
-      upstream.write(chunk);
-    });
-    upstream.on('data', (chunk) => client.write(chunk));
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('close', end).on('error', end);
-    upstream.on('close', end).on('error', end);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as net.AddressInfo;
-  const url = new URL(target);
-  url.hostname = '127.0.0.1';
-  url.port = String(port);
-  return {
-    url: url.toString(),
-    writes: () => writes,
-    count(on) {
-      counting = on;
-    },
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
-}
 
 describePostgres('group commit on the wire [postgres]', () => {
   it('sends a batch of 32 statements, BEGIN and COMMIT in one write, and commits them in one transaction', async () => {

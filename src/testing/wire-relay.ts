@@ -1,0 +1,45 @@
+// A TCP relay between a client and PostgreSQL that counts the client's writes: the relay runs in
+// the test's process, so what the client writes at once reaches it as one read (or two), while a
+// statement sent only after the previous answer is a read of its own. The wire tests of the group
+// commit and of transactions (issue 25) count round trips with it.
+import net from 'node:net';
+
+/** A relay to `target` that counts the client's writes (reads on its side) while `counting`. */
+export async function relay(
+  target: URL,
+): Promise<{ url: string; writes: () => number; count(on: boolean): void; close(): Promise<void> }> {
+  let counting = false;
+  let writes = 0;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    sockets.add(client).add(upstream);
+    client.on('data', (chunk) => {
+      if (counting) writes++;
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => client.write(chunk));
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', end).on('error', end);
+    upstream.on('close', end).on('error', end);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as net.AddressInfo;
+  const url = new URL(target);
+  url.hostname = '127.0.0.1';
+  url.port = String(port);
+  return {
+    url: url.toString(),
+    writes: () => writes,
+    count(on) {
+      counting = on;
+    },
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
