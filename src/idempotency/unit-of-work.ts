@@ -18,8 +18,16 @@ export interface UnitOfWork<R> {
   /** Where an earlier request with this key stopped, when this one took the key over. */
   readonly resume: Resumption | null;
   /** Runs fn atomically, moving the key to `point` and linking the payment it made or works on
-   * (and, for `work`, what it does there: the reconciler finishes such keys). */
-  reach<T>(point: Resumption['point'], payId: string, fn: (q: Queryable) => Promise<T>, work?: LinkedWork): Promise<T>;
+   * (and, for `work`, what it does there: the reconciler finishes such keys). `alone`: the same
+   * change as fn when there is no key to record with it, made without a transaction of its own
+   * (as finish's). */
+  reach<T>(
+    point: Resumption['point'],
+    payId: string,
+    fn: (q: Queryable) => Promise<T>,
+    work?: LinkedWork,
+    opts?: { alone?: () => Promise<T> },
+  ): Promise<T>;
   /**
    * Runs fn atomically and stores its result as the request's answer. `alone`: the same change as
    * fn when there is no key to record with it — one statement that needs no transaction of its own
@@ -41,7 +49,7 @@ class TakenOver extends Error {
 export function unkeyed<R>(db: Db): UnitOfWork<R> {
   return {
     resume: null,
-    reach: (_point, _payId, fn) => db.tx(fn),
+    reach: (_point, _payId, fn, _work, opts) => (opts?.alone ? opts.alone() : db.tx(fn)),
     finish: (fn, opts) => (opts?.alone ? opts.alone() : db.tx(fn)),
     abandon: (fn) => db.tx(fn),
   };

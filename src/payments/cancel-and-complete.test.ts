@@ -431,6 +431,107 @@ for (const backend of BACKENDS) {
       assert.deepEqual([p.status, p.returnedAmount], ['PartialReturned', 4]);
     });
 
+    it('checks a refund again when the payment changed between its read and its write: no refund beyond what was paid', async () => {
+      // Without an Idempotency-Key a refund reads the payment unlocked and records itself with one
+      // statement guarded by the version it read. Here refund A's statement is held back while
+      // refund B, planned on the same version, passes; A's plan is then stale (same status, less
+      // left to refund): its statement changes nothing and A is checked again, and refused.
+      await toNoon();
+      const id = await paid({ amount: { currency: 'GEL', total: 10 } });
+      await toNoon(); // a later day: partial refunds may repeat
+      assert.equal((await cancel(id, { amount: 1 })).statusCode, 200); // PartialReturned, 1 returned
+      const services = s();
+      const gc = services.groupCommit;
+      let holding!: () => void;
+      const held = new Promise<void>((r) => (holding = r));
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let first = true;
+      services.groupCommit = {
+        async query(sql, params, name) {
+          if (first && sql.includes('INSERT INTO payment_operations')) {
+            first = false;
+            holding();
+            await gate;
+          }
+          return gc.query(sql, params, name);
+        },
+        exec: (sql) => gc.exec(sql),
+        notifyOnCommit: (channel, payload) => gc.notifyOnCommit(channel, payload),
+      } satisfies Queryable;
+      try {
+        const a = cancel(id, { amount: 6 });
+        await held;
+        const b = await cancel(id, { amount: 6 });
+        assert.deepEqual([b.statusCode, b.json().returnedAmount], [200, 7], b.body);
+        release();
+        problem(await a, 400, 'cancel-payment.400.051');
+      } finally {
+        services.groupCommit = gc;
+      }
+      const p = await get(id);
+      assert.deepEqual([p.status, p.returnedAmount], ['PartialReturned', 7]);
+      assert.equal(await refundCount(id), 2);
+    });
+
+    it('answers a refund that the reconciler settled while its own call was out, even after a next refund began: each refund once', async () => {
+      // Without an Idempotency-Key the answer is applied by one statement guarded by the payment's
+      // version. Here the reconciler settled the first refund and a second one began before the
+      // first call answered: the payment is in CancelPaymentProcessing again, but not at the version
+      // the first refund left, so its statement changes nothing and the locked path finds it done.
+      await toNoon();
+      const id = await paid();
+      await toNoon(); // a later day than the payment's: partial refunds may repeat
+      const released: (() => void)[] = [];
+      const atAcquirer: (() => void)[] = [];
+      const reached = [0, 1, 2].map((i) => new Promise<void>((r) => (atAcquirer[i] = r)));
+      const answers = [0, 1, 2].map((i) => new Promise<void>((r) => (released[i] = r)));
+      let calls = 0;
+      await withRefund(
+        async () => {
+          const call = calls++;
+          atAcquirer[call]!();
+          if (call !== 1) await answers[call]; // the reconciler's call (the second) answers at once
+          return { ok: true };
+        },
+        async () => {
+          const first = cancel(id, { amount: 4 });
+          await reached[0];
+          await (await import('./cancel-and-complete.ts')).reconcileOperation(s(), id);
+          assert.deepEqual([(await get(id)).status, (await get(id)).returnedAmount], ['PartialReturned', 4]);
+          const second = cancel(id, { amount: 3 });
+          await reached[2];
+          assert.equal((await get(id)).status, 'CancelPaymentProcessing');
+          released[0]!();
+          assert.equal((await first).statusCode, 200, (await first).body);
+          released[2]!();
+          const res = await second;
+          assert.equal(res.statusCode, 200, res.body);
+          assert.deepEqual([res.json().status, res.json().returnedAmount], ['PartialReturned', 7]);
+        },
+      );
+      const p = await get(id);
+      assert.deepEqual([p.status, p.returnedAmount], ['PartialReturned', 7]);
+      const { rows } = await s().db.query<{ status: string }>(
+        'SELECT status FROM payment_events WHERE pay_id = $1 ORDER BY seq',
+        [id],
+      );
+      assert.deepEqual(rows.map((r) => r.status).slice(-4), [
+        'CancelPaymentProcessing',
+        'PartialReturned',
+        'CancelPaymentProcessing',
+        'PartialReturned',
+      ]);
+      const ops = await s().db.query<{ status: string; amount: number }>(
+        'SELECT status, amount FROM payment_operations WHERE pay_id = $1 ORDER BY id',
+        [id],
+      );
+      assert.deepEqual(ops.rows, [
+        { status: 'done', amount: 400 },
+        { status: 'done', amount: 300 },
+      ]);
+    });
+
     it('treats a bug in the acquirer connector as an error, not as a lost answer, and settles the operation once it is fixed', async () => {
       const id = await paid();
       await withRefund(

@@ -17,20 +17,25 @@ import type { PaymentRow } from './row.ts';
 import { checkCompletion, planCancel, type CancelRequest, type EarlierOperation } from './rules/cancel.ts';
 import {
   insertOperation,
+  insertOperationJoined,
   lockOperation,
   markOperationDone,
+  markOperationDoneJoined,
   markOperationRefused,
+  openedOperation,
   selectEarlierOperations,
+  selectForOperation,
   selectProcessingOperation,
+  type NewOperation,
   type OperationKind,
   type OperationRow,
 } from './cancel-and-complete-store.ts';
 import { operationWindow, windowFacts, type OperationWindow } from './rules/window.ts';
 import { activateSavedCard } from './saved-card-store.ts';
 import { STATUS, type Status } from './state-machine.ts';
-import { lockPayment, moveOne, plus, selectPaymentById } from './store.ts';
+import { lockPayment, moveOne, moveOneJoined, plus, selectPaymentById, type PaymentPatch } from './store.ts';
 
-type Deps = Pick<PaymentDeps, 'db' | 'clock' | 'acquirer' | 'config' | 'log' | 'metrics'>;
+type Deps = Pick<PaymentDeps, 'db' | 'groupCommit' | 'clock' | 'acquirer' | 'config' | 'log' | 'metrics'>;
 
 /** What a cancel or completion did: the domain result, stored for replays and rendered by the API. */
 export interface OperationOutcome {
@@ -50,35 +55,30 @@ const OPERATING: ReadonlySet<Status> = new Set<Status>([STATUS.cancelProcessing,
 class Busy extends Error {}
 
 /**
- * Runs `open` in a transaction with the payment locked. While an operation of the same kind holds
- * the payment in its …Processing status (refunds racing each other), waits and tries again, so each
- * sees the amounts the previous one left. Any other operation in progress answers 409 at once: a
- * cancel meant for a pre-authorisation must not turn into a refund because a completion won.
+ * The payment, if it is free for an operation of the kind that waits on `waitOn`. While an
+ * operation of the same kind holds the payment in its …Processing status (refunds racing each
+ * other), Busy: the caller waits and tries again, so each sees the amounts the previous one left.
+ * Any other operation in progress answers 409 at once: a cancel meant for a pre-authorisation must
+ * not turn into a refund because a completion won.
  */
-async function whenFree<T>(
-  s: Deps,
-  clientId: string,
-  payId: string,
-  waitOn: Status,
-  tx: (fn: (q: Queryable) => Promise<T>) => Promise<T>,
-  open: (q: Queryable, row: PaymentRow, earlier: EarlierOperation[]) => Promise<T>,
-): Promise<T> {
+function free(row: PaymentRow | null, clientId: string, waitOn: Status): PaymentRow {
+  if (!row || row.client_id !== clientId) throw gatewayError(ERRORS.paymentNotFound);
+  if (row.status === waitOn) throw new Busy();
+  if (OPERATING.has(row.status)) {
+    throw gatewayError(ERRORS.operationInProgress, {
+      detail: `Another operation is in progress (${row.status}); check the payment and retry`,
+      retryAfterSeconds: 1,
+    });
+  }
+  return row;
+}
+
+/** Runs `attempt` until it does not throw Busy, within the operation wait (then 409). */
+async function whenFree<T>(s: Deps, attempt: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + s.config.operationWaitMs;
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
     try {
-      return await tx(async (q) => {
-        // Asked together (one round trip): the operations are read once the row lock is granted.
-        const [row, earlier] = await Promise.all([lockPayment(q, payId), selectEarlierOperations(q, payId)]);
-        if (!row || row.client_id !== clientId) throw gatewayError(ERRORS.paymentNotFound);
-        if (row.status === waitOn) throw new Busy();
-        if (OPERATING.has(row.status)) {
-          throw gatewayError(ERRORS.operationInProgress, {
-            detail: `Another operation is in progress (${row.status}); check the payment and retry`,
-            retryAfterSeconds: 1,
-          });
-        }
-        return open(q, row, earlier);
-      });
+      return await attempt();
     } catch (err) {
       if (!(err instanceof Busy)) throw err;
     }
@@ -132,32 +132,57 @@ async function applyAccepted(s: Deps, q: Queryable, payId: string, opId: number)
   const [row, op] = await lockBoth(q, payId, opId);
   if (op.status !== 'processing' || !OPERATING.has(row.status)) return outcomeOf(op, row);
   const now = s.clock.now();
-  // The payment moved and the operation done, asked together (one round trip, in this order).
-  let moved: Promise<PaymentRow | null>;
-  let alsoDone: Promise<unknown>[];
-  if (op.kind === 'capture') {
-    // The rest of the block is released by the capture itself; the payment now holds what was captured.
-    moved = moveOne(q, { payId, from: row.status }, STATUS.succeeded, { confirmed_amount: op.amount }, now, s);
-    alsoDone = row.rec_id ? [activateSavedCard(q, row.rec_id, now)] : [];
-  } else {
-    const returned = row.returned_amount + op.amount;
-    const held = op.kind === 'void' ? row.amount : row.confirmed_amount;
-    moved = moveOne(
-      q,
-      { payId, from: row.status },
-      returned >= held ? STATUS.returned : STATUS.partialReturned,
-      {
-        returned_amount: returned,
-        ...(row.split_iban ? { split_returned_amount: plus(op.split_amount ?? 0) } : {}),
-      },
-      now,
-      s,
-    );
-    alsoDone = [];
-  }
-  const [updated] = await Promise.all([moved, ...alsoDone, markOperationDone(q, op.id, now)]);
+  const { to, patch } = accepted(row, op);
+  // The payment moved, the operation done (and a saved card activated by its capture), asked
+  // together: one round trip, in this order.
+  const [updated] = await Promise.all([
+    moveOne(q, { payId, from: row.status }, to, patch, now, s),
+    markOperationDone(q, op.id, now),
+    ...(op.kind === 'capture' && row.rec_id ? [activateSavedCard(q, row.rec_id, now)] : []),
+  ]);
   report(s, op, 'done', updated!);
   return outcomeOf(op, updated!);
+}
+
+/**
+ * applyAccepted without a transaction of its own, for a request without an idempotency key: one
+ * statement, through the group commit, moves the payment from where the operation left it (the
+ * same version: nothing else can move it meanwhile but the reconciler finishing this very
+ * operation) and marks the operation done. When the payment is no longer at that version, or a
+ * saved card is to be activated with the capture, the locked transaction does it as before.
+ */
+async function applyAcceptedAlone(s: Deps, row: PaymentRow, op: OperationRow): Promise<OperationOutcome> {
+  const payId = row.pay_id;
+  if (op.kind === 'capture' && row.rec_id) return s.db.tx((q) => applyAccepted(s, q, payId, op.id));
+  const now = s.clock.now();
+  const { to, patch } = accepted(row, op);
+  const moved = await moveOneJoined(
+    s.groupCommit ?? s.db,
+    { payId, from: row.status, eventSeq: row.event_seq },
+    to,
+    patch,
+    now,
+    s,
+    markOperationDoneJoined(op.id, now),
+  );
+  if (!moved) return s.db.tx((q) => applyAccepted(s, q, payId, op.id));
+  report(s, op, 'done', moved.row);
+  return outcomeOf(op, moved.row);
+}
+
+/** Where an accepted operation takes the payment, and what it sets there. */
+function accepted(row: PaymentRow, op: OperationRow): { to: Status; patch: PaymentPatch } {
+  // A capture: the rest of the block is released by the capture itself; the payment now holds what was captured.
+  if (op.kind === 'capture') return { to: STATUS.succeeded, patch: { confirmed_amount: op.amount } };
+  const returned = row.returned_amount + op.amount;
+  const held = op.kind === 'void' ? row.amount : row.confirmed_amount;
+  return {
+    to: returned >= held ? STATUS.returned : STATUS.partialReturned,
+    patch: {
+      returned_amount: returned,
+      ...(row.split_iban ? { split_returned_amount: plus(op.split_amount ?? 0) } : {}),
+    },
+  };
 }
 
 /** The payment and its operation, locked in that order (asked together: one round trip). */
@@ -227,7 +252,8 @@ async function conclude(
 ): Promise<OperationOutcome> {
   const answer = await callAcquirer(s, row, op);
   if (!answer) throw noAnswer(); // stays processing: the reconciler (or a retry with the key) finishes it
-  if (answer.ok) return uow.finish((q) => applyAccepted(s, q, payId, op.id));
+  if (answer.ok)
+    return uow.finish((q) => applyAccepted(s, q, payId, op.id), { alone: () => applyAcceptedAlone(s, row, op) });
   await uow.abandon((q) => applyRefused(s, q, payId, op.id, answer.resultCode));
   if ('failed' in answer)
     throw gatewayError(ERRORS.acquirerError, {
@@ -258,31 +284,53 @@ async function runOperation(
     const row = await selectPaymentById(s.db, payId);
     if (op && row) return conclude(s, payId, op, row, uow);
   }
-  const { row, op } = await whenFree<{ row: PaymentRow; op: OperationRow }>(
-    s,
-    clientId,
-    payId,
-    processing,
-    (fn) => uow.reach('acquirer_called', payId, fn, 'operation'),
-    async (q, row, earlier) => {
-      const now = s.clock.now();
-      const p = plan(row, windowFrom(s, row, earlier, now));
-      // The operation recorded and the payment moved, asked together (one round trip, in this order).
+  type Opened = { row: PaymentRow; op: OperationRow };
+  const recordFor = (row: PaymentRow, earlier: EarlierOperation[]): NewOperation => {
+    const now = s.clock.now();
+    const p = plan(row, windowFrom(s, row, earlier, now));
+    return {
+      payId,
+      kind: p.kind,
+      amount: p.amount,
+      splitAmount: p.splitAmount,
+      prevStatus: row.status,
+      businessDay: businessDay(now, s.config.timeZone),
+      now,
+    };
+  };
+  // With the payment locked: the operation recorded and the payment moved, asked together (one
+  // round trip, in this order), and the key's recovery point with them.
+  const locked = (q: Queryable): Promise<Opened> =>
+    Promise.all([lockPayment(q, payId), selectEarlierOperations(q, payId)]).then(async ([found, earlier]) => {
+      const row = free(found, clientId, processing);
+      const record = recordFor(row, earlier);
       const [op, moved] = await Promise.all([
-        insertOperation(q, {
-          payId: row.pay_id,
-          kind: p.kind,
-          amount: p.amount,
-          splitAmount: p.splitAmount,
-          prevStatus: row.status,
-          businessDay: businessDay(now, s.config.timeZone),
-          now,
-        }),
-        moveOne(q, { payId, from: row.status }, processing, {}, now, s),
+        insertOperation(q, record),
+        moveOne(q, { payId, from: row.status }, processing, {}, record.now, s),
       ]);
       return { row: moved!, op };
-    },
-  );
+    });
+  // Without a key to record: the payment and its operations read (no lock), the rules checked, and
+  // one statement through the group commit records the operation and moves the payment — only if
+  // the payment is still at the version read; else it changed meanwhile and the rules are checked
+  // again on what it is now (Busy: whenFree tries again).
+  const alone = async (): Promise<Opened> => {
+    const found = await selectForOperation(s.db, payId);
+    const row = free(found?.row ?? null, clientId, processing);
+    const record = recordFor(row, found!.earlier);
+    const moved = await moveOneJoined(
+      s.groupCommit ?? s.db,
+      { payId, from: row.status, eventSeq: row.event_seq },
+      processing,
+      {},
+      record.now,
+      s,
+      insertOperationJoined(record),
+    );
+    if (!moved) throw new Busy();
+    return { row: moved.row, op: openedOperation(moved.joined, record) };
+  };
+  const { row, op } = await whenFree(s, () => uow.reach('acquirer_called', payId, locked, 'operation', { alone }));
   return conclude(s, payId, op, row, uow);
 }
 

@@ -210,6 +210,9 @@ export type PaymentSelector =
       expiredAt?: Date;
       /** Only while it offers this method. */
       offers?: number;
+      /** Only while it is at this version (event_seq: every status change counts it): nothing
+       * happened to it since it was read — what an optimistic change that read it unlocked needs. */
+      eventSeq?: number;
     }
   | {
       /** Every payment in `from` whose `due` time has passed (at most `limit`), skipping rows
@@ -268,6 +271,42 @@ export async function moveStatus(
   now: Date,
   w: StatusWitness,
 ): Promise<PaymentRow[]> {
+  return (await moveJoined(q, sel, to, patch, now, w, null)).map((r) => r.row);
+}
+
+/**
+ * A statement that changes another row in the same statement as a status change, and only when
+ * the payment moved: its SQL reads the moved rows as `u` and ends with RETURNING; `param` adds a
+ * parameter and returns its placeholder.
+ */
+export type JoinedChange = (param: (value: unknown) => string) => string;
+
+/**
+ * moveOne and another change in one statement (one round trip, no transaction of its own, so it
+ * may share a group commit's with other requests'): the changed row and the other change's
+ * first returned row (as JSON), or null when the payment was no longer as selected.
+ */
+export async function moveOneJoined(
+  q: Queryable,
+  sel: Extract<PaymentSelector, { payId: string }>,
+  to: Status,
+  patch: PaymentPatch,
+  now: Date,
+  w: StatusWitness,
+  also: JoinedChange,
+): Promise<{ row: PaymentRow; joined: unknown } | null> {
+  return (await moveJoined(q, sel, to, patch, now, w, also))[0] ?? null;
+}
+
+async function moveJoined(
+  q: Queryable,
+  sel: PaymentSelector,
+  to: Status,
+  patch: PaymentPatch,
+  now: Date,
+  w: StatusWitness,
+  also: JoinedChange | null,
+): Promise<{ row: PaymentRow; joined: unknown }[]> {
   assertTransition(sel.from, to);
   const params: unknown[] = [sel.from, to, now, isFinal(to)];
   const param = (v: unknown) => `$${params.push(v)}`;
@@ -293,6 +332,7 @@ export async function moveStatus(
     if (sel.openAt !== undefined) conditions.push(`expires_at > ${param(sel.openAt)}`);
     if (sel.expiredAt !== undefined) conditions.push(`expires_at <= ${param(sel.expiredAt)}`);
     if (sel.offers !== undefined) conditions.push(`${param(sel.offers)}::int = ANY (methods)`);
+    if (sel.eventSeq !== undefined) conditions.push(`event_seq = ${param(sel.eventSeq)}`);
     target = `SELECT pay_id, $3::timestamptz AS at FROM payments WHERE ${conditions.join(' AND ')} FOR UPDATE`;
   } else {
     if (!IDENT.test(sel.due)) throw new Error(`not a column: ${sel.due}`);
@@ -302,19 +342,22 @@ export async function moveStatus(
       WHERE p.status = $1 AND p.${sel.due} <= $3::timestamptz + ${MAX_MERCHANT_OFFSET} AND p.${sel.due} <= $3::timestamptz + ${MERCHANT_OFFSET('m')}
       ORDER BY p.${sel.due} LIMIT ${param(sel.limit)} FOR UPDATE OF p SKIP LOCKED`;
   }
-  const { rows } = await q.query<PaymentRow>(
+  const joined = also ? `, x AS (${also(param)})` : '';
+  const { rows: found } = await q.query<PaymentRow & { joined?: unknown }>(
     `WITH target AS (${target}),
      u AS (UPDATE payments p SET ${sets.join(', ')} FROM target WHERE p.pay_id = target.pay_id RETURNING p.*),
      e AS (INSERT INTO payment_events (pay_id, seq, status, final, created_at, client_id, result_code, confirmed_amount, returned_amount)
-           SELECT pay_id, event_seq, status, $4, updated_at, client_id, result_code, confirmed_amount, returned_amount FROM u)
-     SELECT * FROM u`,
+           SELECT pay_id, event_seq, status, $4, updated_at, client_id, result_code, confirmed_amount, returned_amount FROM u)${joined}
+     SELECT *${also ? ', (SELECT to_json(x) FROM x LIMIT 1) AS joined' : ''} FROM u`,
     params,
   );
+  const moved = found.map(({ joined, ...row }) => ({ row, joined }));
+  const rows = moved.map((m) => m.row);
   witness(w, rows, sel.from);
   // A final status has a callback to deliver (the event's trigger queued it): this process's
   // dispatcher is woken once it is committed and visible to its claim.
   if (isFinal(to)) for (const r of rows) q.notifyOnCommit(CALLBACK_CHANNEL, r.pay_id);
-  return rows;
+  return moved;
 }
 
 /** moveStatus for one payment: the changed row, or null when it was no longer in `from`. */
