@@ -7,7 +7,8 @@
 // AB_LIFECYCLE_RATE=400: instead of the create load, each round runs the bench's lifecycle (create →
 // pay → callback → GET) at that many payments a second on each gateway variant (on PostgreSQL).
 // AB_OPS=1: instead, each round runs the bench's refunds and completions phase (bench/merchant-ops.ts:
-// 1,024 paid payments of one merchant, then of 64, by 64 connections; AB_OPS_PAYMENTS to change) on each variant.
+// 1,024 paid payments of one merchant, then of 64, by 64 connections, then as many saved-card
+// charges; AB_OPS_PAYMENTS to change) on each variant.
 // Rounds rotate the order of the variants. AB_ROUNDS (3), AB_DURATION (10 s), BENCH_CONNECTIONS (64). Prints each round, the median, the
 // ratio of each variant to the first, and each variant's peak RSS (VmHWM, every process).
 import { execFileSync } from 'node:child_process';
@@ -138,7 +139,7 @@ const LIFECYCLE_RATE = Number(process.env.AB_LIFECYCLE_RATE ?? 0);
 const OPS = process.env.AB_OPS === '1';
 /** The create load, unless a round runs the lifecycle or the operations instead. */
 const CREATE_LOAD = LIFECYCLE_RATE === 0 && !OPS;
-const opsRuns = new Map<string, { one: OpsRound; many: OpsRound }[]>();
+const opsRuns = new Map<string, { one: OpsRound; many: OpsRound; chargesOne: OpsRound; chargesMany: OpsRound }[]>();
 const lifecycleRuns = new Map<string, Awaited<ReturnType<typeof benchCallbacks>>[]>();
 let bouncer: Pgbouncer | null = null;
 try {
@@ -211,11 +212,16 @@ try {
         rounds: 1,
         perRound: Number(process.env.AB_OPS_PAYMENTS ?? 1_024),
       });
-      const pair = { one: r.one[0]!, many: r.many[0]! };
+      const pair = {
+        one: r.one[0]!,
+        many: r.many[0]!,
+        chargesOne: r.executions.one[0]!,
+        chargesMany: r.executions.many[0]!,
+      };
       opsRuns.set(t.v.name, [...(opsRuns.get(t.v.name) ?? []), pair]);
       const fmt = (o: OpsRound) => `${o.opsPerSecond}/s p50 ${o.p50} p99 ${o.p99} ms (${o.errors} errors)`;
       console.log(
-        `round ${i + 1} ${t.v.name.padEnd(16)} refunds + completions: one merchant ${fmt(pair.one)}; ${CONNECTIONS} merchants ${fmt(pair.many)}`,
+        `round ${i + 1} ${t.v.name.padEnd(16)} refunds + completions: one merchant ${fmt(pair.one)}; ${CONNECTIONS} merchants ${fmt(pair.many)} | saved-card charges: ${fmt(pair.chargesOne)}; ${fmt(pair.chargesMany)}`,
       );
     }
   }
@@ -224,7 +230,7 @@ try {
     for (const [name, runs] of opsRuns) {
       const m = (f: (r: (typeof runs)[number]) => number) => median(runs.map(f));
       console.log(
-        `${name.padEnd(16)} one merchant ${m((r) => r.one.opsPerSecond)}/s p99 ${m((r) => r.one.p99)} ms; ${CONNECTIONS} merchants ${m((r) => r.many.opsPerSecond)}/s p99 ${m((r) => r.many.p99)} ms  rounds ${runs.map((r) => `${r.one.opsPerSecond}+${r.many.opsPerSecond}`).join('/')}`,
+        `${name.padEnd(16)} one merchant ${m((r) => r.one.opsPerSecond)}/s p99 ${m((r) => r.one.p99)} ms; ${CONNECTIONS} merchants ${m((r) => r.many.opsPerSecond)}/s p99 ${m((r) => r.many.p99)} ms  rounds ${runs.map((r) => `${r.one.opsPerSecond}+${r.many.opsPerSecond}`).join('/')} | charges ${m((r) => r.chargesOne.opsPerSecond)}/s p99 ${m((r) => r.chargesOne.p99)} ms; ${m((r) => r.chargesMany.opsPerSecond)}/s p99 ${m((r) => r.chargesMany.p99)} ms`,
       );
     }
   }

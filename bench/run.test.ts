@@ -39,11 +39,14 @@ describe('benchmark script', () => {
     assert.equal(r.createPaymentPostgres.workers, loadConfig({ DATABASE_URL: SERVER_URL }).workers);
     assert.deepEqual([r.createPaymentPostgres.workers, r.createPaymentPostgresOtherWorkers.workers].sort(), [1, 2]);
     assert.ok(r.createPaymentPostgres.peakRssMb > 0);
-    // Every payment prepared for the one-merchant phase was refunded or completed.
-    for (const round of [...r.merchantOps.one, ...r.merchantOps.many]) {
+    // Every payment prepared for the one-merchant phase was refunded or completed, and as many
+    // saved-card charges succeeded.
+    const { one, many, executions } = r.merchantOps;
+    for (const round of [...one, ...many, ...executions.one, ...executions.many]) {
       assert.equal(round.errors, 0);
       assert.equal(round.operations, 32);
     }
+    assert.equal(executions.one.length, one.length);
     // The embedded database's memory target (RSS is not a timing: it does not flake with load).
     assert.ok(r.createPaymentPglite.peakRssMb < 256, `PGlite gateway peak RSS ${r.createPaymentPglite.peakRssMb} MB`);
   });

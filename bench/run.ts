@@ -299,13 +299,17 @@ export async function load(
   };
 }
 
-export async function merchantHeaders(base: string, name = 'Bench'): Promise<Record<string, string>> {
+export async function merchantHeaders(
+  base: string,
+  name = 'Bench',
+  settings: Record<string, unknown> = {},
+): Promise<Record<string, string>> {
   const auth = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
   const created = await (
     await fetch(`${base}/admin/v1/merchants`, {
       method: 'POST',
       headers: auth,
-      body: JSON.stringify({ name, currencies: ['GEL'], methods: [4, 5, 7] }),
+      body: JSON.stringify({ name, currencies: ['GEL'], methods: [4, 5, 7], ...settings }),
     })
   ).json();
   const c = created.credentials;
@@ -438,6 +442,7 @@ function merchantOpsLines(r: Awaited<ReturnType<typeof benchMerchantOps>> | unde
     `refunds + completions, ${CONNECTIONS} connections, alternating rounds: one merchant ${r.one.map(fmt).join('; ')} | ${CONNECTIONS} merchants ${r.many.map(fmt).join('; ')}`,
     `  wait events of PostgreSQL sessions, one merchant: ${r.one.map((x) => JSON.stringify(x.waits)).join(' ')}`,
     `  … ${CONNECTIONS} merchants: ${r.many.map((x) => JSON.stringify(x.waits)).join(' ')}`,
+    `saved-card charges, ${CONNECTIONS} connections, alternating rounds: one merchant's card ${r.executions.one.map(fmt).join('; ')} | ${CONNECTIONS} merchants' ${r.executions.many.map(fmt).join('; ')}`,
   ];
 }
 

@@ -4,6 +4,7 @@
 // then is becomes the request's stored answer (`finished`). A retry with the same key after a crash
 // resumes where the first request stopped instead of charging the card again.
 import type { UnitOfWork } from '../idempotency/unit-of-work.ts';
+import type { Queryable } from '../store/db.ts';
 import type { Merchant } from '../merchants/merchant.ts';
 import { beginAttempt, continueAttempt, reconcileAttempt } from './attempt.ts';
 import { countDailyVolume, countsDailyVolume } from './daily-volume.ts';
@@ -17,7 +18,7 @@ import { selectSavedCard } from './saved-card-store.ts';
 import { STATUS } from './state-machine.ts';
 import { insertPayment, selectPayment, type InsertPayment } from './store.ts';
 
-type Deps = Pick<PaymentDeps, 'db' | 'clock' | 'acquirer' | 'config' | 'log' | 'metrics'>;
+type Deps = Pick<PaymentDeps, 'db' | 'groupCommit' | 'clock' | 'acquirer' | 'config' | 'log' | 'metrics'>;
 
 export async function executeSavedCard(
   s: Deps,
@@ -62,17 +63,26 @@ export async function executeSavedCard(
       description: null,
     },
   };
-  await uow.reach('created', payId, async (q) => {
-    await insertPayment(q, row);
-    if (countsDailyVolume(merchant, checked.currency))
-      await countDailyVolume(
-        q,
-        merchant,
-        { payId, amount: checked.amount, field: 'money.amount' },
-        ctx.now,
-        s.config.timeZone,
-      );
-  });
+  const counted = countsDailyVolume(merchant, checked.currency);
+  await uow.reach(
+    'created',
+    payId,
+    async (q) => {
+      await insertPayment(q, row);
+      if (counted)
+        await countDailyVolume(
+          q,
+          merchant,
+          { payId, amount: checked.amount, field: 'money.amount' },
+          ctx.now,
+          s.config.timeZone,
+        );
+    },
+    undefined,
+    // Without a key to record and no daily volume to count with it, the payment is one INSERT
+    // that needs no transaction of its own: it shares the group commit's (issue 25).
+    counted ? undefined : { alone: () => insertPayment(s.groupCommit ?? s.db, row) },
+  );
   return charge(s, merchant, uow, payId, card.card_token);
 }
 
@@ -84,15 +94,21 @@ async function charge(
   payId: string,
   cardToken: string,
 ): Promise<PaymentDetails> {
-  const started = await uow.reach('acquirer_called', payId, (q) =>
-    beginAttempt(s, q, payId, METHOD.savedCard, s.clock.now()),
-  );
+  const begin = (q: Queryable) => beginAttempt(s, q, payId, METHOD.savedCard, s.clock.now());
+  // The attempt begun is one statement when it succeeds: without a key, through the group commit,
+  // as the checkout's pay step begins its attempts.
+  const started = await uow.reach('acquirer_called', payId, begin, undefined, {
+    alone: () => begin(s.groupCommit ?? s.db),
+  });
   await continueAttempt(s, started, { method: METHOD.savedCard, cardToken });
-  return answer(merchant, uow, payId);
+  return answer(s, merchant, uow, payId);
 }
 
-const answer = (merchant: Merchant, uow: UnitOfWork<PaymentDetails>, payId: string) =>
-  uow.finish(async (q) => paymentDetails(q, (await selectPayment(q, merchant.clientId, payId))!));
+/** The payment as it now is: the request's stored answer; without a key, a read. */
+const answer = (s: Deps, merchant: Merchant, uow: UnitOfWork<PaymentDetails>, payId: string) => {
+  const read = async (q: Queryable) => paymentDetails(q, (await selectPayment(q, merchant.clientId, payId))!);
+  return uow.finish(read, { alone: () => read(s.db) });
+};
 
 /** The first request with this key died: continue its charge from where it stopped. */
 async function resume(
@@ -108,5 +124,5 @@ async function resume(
   }
   // Its attempt may have reached the acquirer: ask it what happened (nothing is charged twice).
   if (payment?.status === STATUS.processing) await reconcileAttempt(s, payId, payment.attempts);
-  return answer(merchant, uow, payId);
+  return answer(s, merchant, uow, payId);
 }
