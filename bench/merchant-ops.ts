@@ -28,9 +28,24 @@ interface Paid {
 
 type Headers = Record<string, string>;
 
+/** A payment of the merchant `h` created with `fields` and paid by card through the simulator: its payId. */
+async function createPaid(base: string, h: Headers, fields: Record<string, unknown>): Promise<string> {
+  const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
+  const body = JSON.stringify({ returnurl: 'https://shop.example/return', ...fields });
+  const created = await call('POST', `${base}/v1/gateway/payments`, { ...h, 'content-type': 'application/json' }, body);
+  const { payId } = created.json<{ payId: string }>();
+  const paid = await call(
+    'POST',
+    `${base}/sandbox/v1/payments/${payId}/simulate`,
+    admin,
+    JSON.stringify({ method: 5, card: '4111111111111111' }),
+  );
+  if (paid.status !== 200) throw new Error(`simulate ${paid.status}`);
+  return payId;
+}
+
 /** `perMerchant` paid payments (every other one a pre-authorisation) of each merchant, made through the API. */
 async function preparePaid(base: string, merchants: Headers[], perMerchant: number): Promise<Paid[][]> {
-  const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
   const jobs = merchants.flatMap((h, m) =>
     Array.from({ length: perMerchant }, (_, i) => ({ h, m, preAuth: i % 2 === 1 })),
   );
@@ -40,25 +55,10 @@ async function preparePaid(base: string, merchants: Headers[], perMerchant: numb
     Array.from({ length: 32 }, async () => {
       while (next < jobs.length) {
         const job = jobs[next++]!;
-        const body = JSON.stringify({
+        const payId = await createPaid(base, job.h, {
           amount: { currency: 'GEL', total: '25.40' },
-          returnurl: 'https://shop.example/return',
           preAuth: job.preAuth,
         });
-        const created = await call(
-          'POST',
-          `${base}/v1/gateway/payments`,
-          { ...job.h, 'content-type': 'application/json' },
-          body,
-        );
-        const { payId } = created.json<{ payId: string }>();
-        const paid = await call(
-          'POST',
-          `${base}/sandbox/v1/payments/${payId}/simulate`,
-          admin,
-          JSON.stringify({ method: 5, card: '4111111111111111' }),
-        );
-        if (paid.status !== 200) throw new Error(`simulate ${paid.status}`);
         out[job.m]!.push({ payId, preAuth: job.preAuth });
       }
     }),
@@ -101,23 +101,9 @@ export function sampleWaits(dbUrl: string): { stop(): Promise<Record<string, num
 
 /** A saved card of each merchant: a payment that saves it, paid through the simulator. */
 async function prepareCards(base: string, merchants: Headers[]): Promise<string[]> {
-  const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
   return Promise.all(
     merchants.map(async (h) => {
-      const json = { ...h, 'content-type': 'application/json' };
-      const body = JSON.stringify({
-        amount: { currency: 'GEL', total: '1.00' },
-        returnurl: 'https://shop.example/return',
-        saveCard: true,
-      });
-      const { payId } = (await call('POST', `${base}/v1/gateway/payments`, json, body)).json<{ payId: string }>();
-      const paid = await call(
-        'POST',
-        `${base}/sandbox/v1/payments/${payId}/simulate`,
-        admin,
-        JSON.stringify({ method: 5, card: '4111111111111111' }),
-      );
-      if (paid.status !== 200) throw new Error(`simulate ${paid.status}`);
+      const payId = await createPaid(base, h, { amount: { currency: 'GEL', total: '1.00' }, saveCard: true });
       const got = await call('GET', `${base}/v1/gateway/payments/${payId}`, h, undefined);
       const recId = got.json<{ recurringCard?: { recId?: string } }>().recurringCard?.recId;
       if (!recId) throw new Error(`no saved card on ${payId}: ${got.status}`);

@@ -156,15 +156,14 @@ async function applyAcceptedAlone(s: Deps, row: PaymentRow, op: OperationRow): P
   if (op.kind === 'capture' && row.rec_id) return s.db.tx((q) => applyAccepted(s, q, payId, op.id));
   const now = s.clock.now();
   const { to, patch } = accepted(row, op);
-  const moved = await moveOneJoined(
-    s.groupCommit ?? s.db,
-    { payId, from: row.status, eventSeq: row.event_seq },
+  const moved = await moveOneJoined(s.groupCommit ?? s.db, {
+    sel: { payId, from: row.status, eventSeq: row.event_seq },
     to,
     patch,
     now,
-    s,
-    markOperationDoneJoined(op.id, now),
-  );
+    witness: s,
+    also: markOperationDoneJoined(op.id, now),
+  });
   if (!moved) return s.db.tx((q) => applyAccepted(s, q, payId, op.id));
   report(s, op, 'done', moved.row);
   return outcomeOf(op, moved.row);
@@ -318,15 +317,14 @@ async function runOperation(
     const found = await selectForOperation(s.db, payId);
     const row = free(found?.row ?? null, clientId, processing);
     const record = recordFor(row, found!.earlier);
-    const moved = await moveOneJoined(
-      s.groupCommit ?? s.db,
-      { payId, from: row.status, eventSeq: row.event_seq },
-      processing,
-      {},
-      record.now,
-      s,
-      insertOperationJoined(record),
-    );
+    const moved = await moveOneJoined(s.groupCommit ?? s.db, {
+      sel: { payId, from: row.status, eventSeq: row.event_seq },
+      to: processing,
+      patch: {},
+      now: record.now,
+      witness: s,
+      also: insertOperationJoined(record),
+    });
     if (!moved) throw new Busy();
     return { row: moved.row, op: openedOperation(moved.joined, record) };
   };

@@ -2,7 +2,7 @@
 // statement, its own transaction, shared under load with other requests' inserts (group commit).
 import type { UnitOfWork } from '../idempotency/unit-of-work.ts';
 import type { Merchant } from '../merchants/merchant.ts';
-import { countDailyVolume, countsDailyVolume } from './daily-volume.ts';
+import { countsDailyVolume, insertNewPayment } from './daily-volume.ts';
 import { ruleContext, type PaymentDeps } from './deps.ts';
 import { newPayId, newRecId } from './ids.ts';
 import { checkCreatePayment, type CreatePaymentInput } from './rules/create.ts';
@@ -48,15 +48,7 @@ export async function createPayment(
   };
   return uow.finish(
     async (q) => {
-      await insertPayment(q, row);
-      if (counted)
-        await countDailyVolume(
-          q,
-          merchant,
-          { payId, amount: payment.amount, field: 'amount.total' },
-          ctx.now,
-          s.config.timeZone,
-        );
+      await insertNewPayment(q, merchant, row, 'amount.total', s.config.timeZone);
       return created;
     },
     counted

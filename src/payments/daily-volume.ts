@@ -12,10 +12,28 @@ import { businessDay } from './business-day.ts';
 import { addDailyVolume, markLimitDay, selectDailyVolume } from './daily-volume-store.ts';
 import { formatMinor } from './money.ts';
 import { BANK_LIMIT_CURRENCY } from './rules/fields.ts';
+import { insertPayment, type InsertPayment } from './store.ts';
 
 /** Whether this payment counts against the merchant's daily limit. */
 export const countsDailyVolume = (merchant: Pick<Merchant, 'profile'>, currency: string) =>
   merchant.profile === 'bank' && currency === BANK_LIMIT_CURRENCY;
+
+/**
+ * A new payment inserted and, when it counts (countsDailyVolume), added to the merchant's volume of
+ * the day, in the caller's transaction; `field` names the amount in the limit's error. When it does
+ * not count, the INSERT alone is the whole change: callers without a key to record run it alone.
+ */
+export async function insertNewPayment(
+  q: Queryable,
+  merchant: Pick<Merchant, 'clientId' | 'dailyLimit' | 'profile'>,
+  row: InsertPayment,
+  field: string,
+  timeZone: string,
+): Promise<void> {
+  await insertPayment(q, row);
+  if (countsDailyVolume(merchant, row.payment.currency))
+    await countDailyVolume(q, merchant, { payId: row.payId, amount: row.payment.amount, field }, row.now, timeZone);
+}
 
 /**
  * Adds the payment (already inserted in this transaction) to the merchant's volume of the business

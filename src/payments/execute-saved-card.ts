@@ -7,7 +7,7 @@ import type { UnitOfWork } from '../idempotency/unit-of-work.ts';
 import type { Queryable } from '../store/db.ts';
 import type { Merchant } from '../merchants/merchant.ts';
 import { beginAttempt, continueAttempt, reconcileAttempt } from './attempt.ts';
-import { countDailyVolume, countsDailyVolume } from './daily-volume.ts';
+import { countsDailyVolume, insertNewPayment } from './daily-volume.ts';
 import { ruleContext, type PaymentDeps } from './deps.ts';
 import { paymentDetails, type PaymentDetails } from './details.ts';
 import { isWellFormedId, newPayId } from './ids.ts';
@@ -67,17 +67,7 @@ export async function executeSavedCard(
   await uow.reach(
     'created',
     payId,
-    async (q) => {
-      await insertPayment(q, row);
-      if (counted)
-        await countDailyVolume(
-          q,
-          merchant,
-          { payId, amount: checked.amount, field: 'money.amount' },
-          ctx.now,
-          s.config.timeZone,
-        );
-    },
+    (q) => insertNewPayment(q, merchant, row, 'money.amount', s.config.timeZone),
     undefined,
     // Without a key to record and no daily volume to count with it, the payment is one INSERT
     // that needs no transaction of its own: it shares the group commit's (issue 25).

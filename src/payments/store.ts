@@ -271,7 +271,7 @@ export async function moveStatus(
   now: Date,
   w: StatusWitness,
 ): Promise<PaymentRow[]> {
-  return (await moveJoined(q, sel, to, patch, now, w, null)).map((r) => r.row);
+  return (await moveJoined(q, { sel, to, patch, now, witness: w, also: null })).map((r) => r.row);
 }
 
 /**
@@ -288,24 +288,24 @@ export type JoinedChange = (param: (value: unknown) => string) => string;
  */
 export async function moveOneJoined(
   q: Queryable,
-  sel: Extract<PaymentSelector, { payId: string }>,
-  to: Status,
-  patch: PaymentPatch,
-  now: Date,
-  w: StatusWitness,
-  also: JoinedChange,
+  c: StatusChange<Extract<PaymentSelector, { payId: string }>> & { also: JoinedChange },
 ): Promise<{ row: PaymentRow; joined: unknown } | null> {
-  return (await moveJoined(q, sel, to, patch, now, w, also))[0] ?? null;
+  return (await moveJoined(q, c))[0] ?? null;
+}
+
+/** A status change as moveStatus takes it; `also`, the change joined to it (moveOneJoined). */
+interface StatusChange<S extends PaymentSelector> {
+  sel: S;
+  to: Status;
+  patch: PaymentPatch;
+  now: Date;
+  witness: StatusWitness;
+  also: JoinedChange | null;
 }
 
 async function moveJoined(
   q: Queryable,
-  sel: PaymentSelector,
-  to: Status,
-  patch: PaymentPatch,
-  now: Date,
-  w: StatusWitness,
-  also: JoinedChange | null,
+  { sel, to, patch, now, witness: w, also }: StatusChange<PaymentSelector>,
 ): Promise<{ row: PaymentRow; joined: unknown }[]> {
   assertTransition(sel.from, to);
   const params: unknown[] = [sel.from, to, now, isFinal(to)];
