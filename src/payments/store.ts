@@ -351,7 +351,10 @@ async function moveJoined(
      SELECT *${also ? ', (SELECT to_json(x) FROM x LIMIT 1) AS joined' : ''} FROM u`,
     params,
   );
-  const moved = found.map(({ joined, ...row }) => ({ row, joined }));
+  // The rows as they came unless a joined change added its column (no copy on the pay step's path).
+  const moved = also
+    ? found.map(({ joined, ...row }) => ({ row, joined }))
+    : found.map((row) => ({ row, joined: undefined }));
   const rows = moved.map((m) => m.row);
   witness(w, rows, sel.from);
   // A final status has a callback to deliver (the event's trigger queued it): this process's

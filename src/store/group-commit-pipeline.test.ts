@@ -5,18 +5,14 @@
 // read (or two), while a statement sent only after the previous answer is a read of its own.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { openTestDb } from '../testing/databases.ts';
 import { describePostgres } from '../testing/postgres-only.ts';
-import { relay } from '../testing/wire-relay.ts';
+import { onTestPostgres } from '../testing/wire-relay.ts';
 import { GroupCommit } from './group-commit.ts';
-import { openPostgres } from './postgres.ts';
 
 describePostgres('group commit on the wire [postgres]', () => {
   it('sends a batch of 32 statements, BEGIN and COMMIT in one write, and commits them in one transaction', async () => {
-    const t = await openTestDb('postgres');
-    const wire = await relay(new URL(t.url!));
-    const db = await openPostgres(wire.url, { poolSize: 1, statements: 'named' });
-    try {
+    await onTestPostgres({ wire: true }, async (db, relayed) => {
+      const wire = relayed!;
       await db.exec('CREATE TABLE gc_wire (n int PRIMARY KEY)');
       const gc = new GroupCommit(db.ownPool(1), { concurrency: 1, maxBatch: 64 });
       const insert = (n: number) =>
@@ -38,17 +34,11 @@ describePostgres('group commit on the wire [postgres]', () => {
       // round trip per statement would be 34 writes.
       assert.ok(wire.writes() <= 2, `the client wrote ${wire.writes()} times for a batch of 32`);
       assert.equal((await db.query('SELECT * FROM gc_wire')).rowCount, 33);
-    } finally {
-      await db.close();
-      await wire.close();
-      await t.drop();
-    }
+    });
   });
 
   it('a refused statement in a sent batch fails only its caller; the rest commit when run again alone', async () => {
-    const t = await openTestDb('postgres');
-    const db = await openPostgres(t.url!, { poolSize: 1 });
-    try {
+    await onTestPostgres({ wire: false }, async (db) => {
       await db.exec('CREATE TABLE gc_wire (n int PRIMARY KEY CHECK (n > 0))');
       const gc = new GroupCommit(db.ownPool(1), { concurrency: 1, maxBatch: 64 });
       // The refused one in the middle: the statements after it met the aborted transaction.
@@ -69,9 +59,6 @@ describePostgres('group commit on the wire [postgres]', () => {
         { transactions: gc.transactions, statements: gc.statements },
         { transactions: 6, statements: 10 },
       );
-    } finally {
-      await db.close();
-      await t.drop();
-    }
+    });
   });
 });

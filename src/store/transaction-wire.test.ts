@@ -5,17 +5,13 @@
 // ones sent together rolls the whole transaction back, as it did one at a time.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { openTestDb } from '../testing/databases.ts';
 import { describePostgres } from '../testing/postgres-only.ts';
-import { relay } from '../testing/wire-relay.ts';
-import { openPostgres } from './postgres.ts';
+import { onTestPostgres } from '../testing/wire-relay.ts';
 
 describePostgres('transactions on the wire [postgres]', () => {
   it('sends BEGIN with the first statements and the statements asked together in one write each', async () => {
-    const t = await openTestDb('postgres');
-    const wire = await relay(new URL(t.url!));
-    const db = await openPostgres(wire.url, { poolSize: 1, statements: 'named' });
-    try {
+    await onTestPostgres({ wire: true }, async (db, relayed) => {
+      const wire = relayed!;
       await db.exec('CREATE TABLE tx_wire (n int PRIMARY KEY, v int NOT NULL)');
       await db.exec('INSERT INTO tx_wire SELECT g, 0 FROM generate_series(1, 3) g');
       const work = (q: Parameters<Parameters<typeof db.tx>[0]>[0]) => async () => {
@@ -43,17 +39,11 @@ describePostgres('transactions on the wire [postgres]', () => {
         { n: 2, v: 7 },
         { n: 3, v: 0 },
       ]);
-    } finally {
-      await db.close();
-      await wire.close();
-      await t.drop();
-    }
+    });
   });
 
   it('rolls back everything when one of the statements sent together is refused, with its error', async () => {
-    const t = await openTestDb('postgres');
-    const db = await openPostgres(t.url!, { poolSize: 1 });
-    try {
+    await onTestPostgres({ wire: false }, async (db) => {
       await db.exec('CREATE TABLE tx_wire (n int PRIMARY KEY CHECK (n > 0))');
       await assert.rejects(
         db.tx((q) =>
@@ -65,9 +55,6 @@ describePostgres('transactions on the wire [postgres]', () => {
       // The connection is usable afterwards: the next transaction commits.
       await db.tx((q) => q.query('INSERT INTO tx_wire VALUES ($1)', [7]));
       assert.equal((await db.query('SELECT * FROM tx_wire')).rowCount, 1);
-    } finally {
-      await db.close();
-      await t.drop();
-    }
+    });
   });
 });

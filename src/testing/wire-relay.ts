@@ -3,11 +3,43 @@
 // statement sent only after the previous answer is a read of its own. The wire tests of the group
 // commit and of transactions (issue 25) count round trips with it.
 import net from 'node:net';
+import type { Db } from '../store/db.ts';
+import { openPostgres } from '../store/postgres.ts';
+import { openTestDb } from './databases.ts';
+
+export interface Relay {
+  url: string;
+  writes: () => number;
+  count(on: boolean): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Runs `fn` on a new PostgreSQL test database through a pool of one connection — reached through a
+ * counting relay when `wire` is asked (statements then named, as the gateway's are) — and drops
+ * everything afterwards.
+ */
+export async function onTestPostgres(
+  opts: { wire: boolean },
+  fn: (db: Db, wire: Relay | null) => Promise<void>,
+): Promise<void> {
+  const t = await openTestDb('postgres');
+  const wire = opts.wire ? await relay(new URL(t.url!)) : null;
+  const db = await openPostgres(wire?.url ?? t.url!, {
+    poolSize: 1,
+    ...(wire ? { statements: 'named' as const } : {}),
+  });
+  try {
+    await fn(db, wire);
+  } finally {
+    await db.close();
+    await wire?.close();
+    await t.drop();
+  }
+}
 
 /** A relay to `target` that counts the client's writes (reads on its side) while `counting`. */
-export async function relay(
-  target: URL,
-): Promise<{ url: string; writes: () => number; count(on: boolean): void; close(): Promise<void> }> {
+export async function relay(target: URL): Promise<Relay> {
   let counting = false;
   let writes = 0;
   const sockets = new Set<net.Socket>();
