@@ -11,7 +11,7 @@ import { freePort } from './testing/browser.ts';
 import { openTestDb } from './testing/databases.ts';
 import { TEST_ACQUIRER_MODULE } from './testing/harness.ts';
 import { describePostgres } from './testing/postgres-only.ts';
-import { startGatewayProcess } from './testing/process.ts';
+import { gatewayArgs, startGatewayProcess } from './testing/process.ts';
 import { waitUntil } from './testing/wait.ts';
 
 const start = (env: Record<string, string>, bundle?: string) => startGatewayProcess(env, { bundle });
@@ -129,7 +129,7 @@ describe('the gateway process', () => {
   });
 
   it('refuses production mode without an admin token in the environment', { timeout: 120_000 }, async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, gatewayArgs(), {
       env: { ...process.env, KARIBCHE_MODE: 'production', KARIBCHE_ADMIN_TOKEN: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -143,7 +143,7 @@ describe('the gateway process', () => {
   it('refuses production mode without a real acquirer connector (never the simulator)', {
     timeout: 120_000,
   }, async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, gatewayArgs(), {
       env: {
         ...process.env,
         KARIBCHE_MODE: 'production',

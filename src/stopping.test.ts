@@ -12,6 +12,7 @@ import { freePort } from './testing/browser.ts';
 import { openTestDb, seedPgliteDataDir } from './testing/databases.ts';
 import { processAlive } from './testing/process-alive.ts';
 import { describePostgres } from './testing/postgres-only.ts';
+import { gatewayArgs } from './testing/process.ts';
 
 const LIMIT_MS = 15_000;
 /** A deadline for starting that only a hang misses (a start through tsx on a saturated machine took over 60 s). */
@@ -33,9 +34,7 @@ async function startGateway(
   // PGlite already made and migrated (a copy of the suite's template): the start's initdb and
   // migrations (seconds of CPU each) are not what this file tests, stopping is.
   if (!env.DATABASE_URL) await seedPgliteDataDir(dir, { migrated: true });
-  // The runner's compiled gateway when there is one (scripts/test.mjs): tsx costs every start.
-  const bundle = process.env.KARIBCHE_TEST_GATEWAY_BUNDLE;
-  const child = spawn(process.execPath, bundle ? [bundle] : ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, gatewayArgs(), {
     env: {
       ...process.env,
       KARIBCHE_DATA_DIR: dir,

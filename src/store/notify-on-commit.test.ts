@@ -77,7 +77,10 @@ describePostgres('notifyOnCommit sends no server NOTIFY [postgres]', () => {
       await t.db.tx(async (q) => q.notifyOnCommit('probe_local', 'local'));
       // A server notification sent now still reaches the other process: it would have heard one.
       await t.db.notify('probe_local', 'server');
-      for (let i = 0; i < 100 && heardElsewhere.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      // Both listening connections hear it, each when the server gets to it: wait for both (waiting
+      // for the other one alone failed once, this side's copy not yet read).
+      for (let i = 0; i < 100 && (heardElsewhere.length === 0 || heardHere.length < 2); i++)
+        await new Promise((r) => setTimeout(r, 20));
       assert.deepEqual(heardElsewhere, ['server']);
       assert.deepEqual(heardHere.sort(), ['local', 'server']);
     } finally {

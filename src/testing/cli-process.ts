@@ -29,7 +29,7 @@ export interface CliOptions {
 }
 
 /** node's arguments for one CLI start (the working directory stays the caller's: the repository). */
-function cliArgs(args: string[], { shipped = false }: CliOptions): string[] {
+export function cliArgs(args: string[], { shipped = false }: CliOptions = {}): string[] {
   const bundle = process.env.KARIBCHE_TEST_CLI_BUNDLE;
   return !shipped && bundle ? ['--enable-source-maps', bundle, ...args] : ['bin/karibche.js', ...args];
 }

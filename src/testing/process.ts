@@ -21,6 +21,15 @@ export interface GatewayProcess {
 }
 
 /**
+ * node's arguments to start the gateway: `bundle`, else the runner's compiled src/main.ts
+ * (KARIBCHE_TEST_GATEWAY_BUNDLE, scripts/test.mjs), else src/main.ts through tsx (a file run on
+ * its own), which costs every start the loader and the transpiling again.
+ */
+export function gatewayArgs(bundle = process.env.KARIBCHE_TEST_GATEWAY_BUNDLE): string[] {
+  return bundle ? [bundle] : ['--import', 'tsx', 'src/main.ts'];
+}
+
+/**
  * Starts src/main.ts (or, given `bundle`, the main.mjs that `npm start` builds) with env over this
  * process's environment; resolves once it listens.
  */
@@ -32,9 +41,7 @@ export async function startGatewayProcess(
   const timeoutMs = opts.timeoutMs ?? 120_000;
   let out = '';
   // A small pool (plus one LISTEN connection) per process: test files share the server's connections.
-  // The runner's compiled gateway (scripts/test.mjs) unless told which bundle: tsx costs every start.
-  const bundle = opts.bundle ?? process.env.KARIBCHE_TEST_GATEWAY_BUNDLE;
-  const child = spawn(process.execPath, bundle ? [bundle] : ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, gatewayArgs(opts.bundle), {
     env: {
       ...process.env,
       LOG_LEVEL: 'info',
