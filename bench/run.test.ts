@@ -47,6 +47,9 @@ describe('benchmark script', () => {
       assert.equal(round.operations, 32);
     }
     assert.equal(executions.one.length, one.length);
+    // The embedded default is reported against the same floor (a ratio, not a timing asserted).
+    assert.equal(r.pgliteRatio, Number((r.createPaymentPglite.rps / r.floor.rps).toFixed(2)));
+    assert.match(stdout, /create-payment\/s \(target ≥ 1,500\) = [\d.]+ × the floor \(target ≥ 0\.9 ×\)/);
     // The embedded database's memory target (RSS is not a timing: it does not flake with load).
     assert.ok(r.createPaymentPglite.peakRssMb < 256, `PGlite gateway peak RSS ${r.createPaymentPglite.peakRssMb} MB`);
   });

@@ -790,6 +790,10 @@ async function main() {
     const floorOk = floorLoad.rps > 0 && !floorFailed;
     const ratio = floorOk ? Number((pgRun.load.rps / floorLoad.rps).toFixed(2)) : null;
     const p99Ratio = floorOk ? Number((pgRun.load.p99 / floorLoad.p99).toFixed(2)) : null;
+    // The embedded default against the same floor (issue 25: ≥ 0.9 ×); the floor runs on PostgreSQL,
+    // so the ratio depends on the host (0.62–0.65 × on one 2-core host, 0.98 × on another).
+    const pgliteRatio =
+      floorOk && pgliteRun.load.rps > 0 ? Number((pgliteRun.load.rps / floorLoad.rps).toFixed(2)) : null;
     const otherRatio = floorOk && other ? Number((otherRun.load.rps / floorLoad.rps).toFixed(2)) : null;
     Object.assign(results, {
       floor: floorLoad,
@@ -803,6 +807,7 @@ async function main() {
           }
         : {}),
       createPaymentPglite: { ...pgliteRun.load, peakRssMb: pgliteRun.rssMb },
+      pgliteRatio,
     });
 
     const row = (name: string, l: Load, rss?: number | null) =>
@@ -833,7 +838,7 @@ async function main() {
             `gateway processes, peak RSS: ${(results.processes as { pid: number; peakRssMb: number | null }[]).map((p) => `${p.pid}: ${p.peakRssMb} MB`).join(', ')} (target ≤ 200 MB each)`,
           ]
         : []),
-      `PGlite gateway peak RSS ${pgliteRun.rssMb ?? '-'} MB (target < 256 MB), ${pgliteRun.load.rps} create-payment/s (target ≥ 1,500)`,
+      `PGlite gateway peak RSS ${pgliteRun.rssMb ?? '-'} MB (target < 256 MB), ${pgliteRun.load.rps} create-payment/s (target ≥ 1,500)${pgliteRatio === null ? '' : ` = ${pgliteRatio} × the floor (target ≥ 0.9 ×)`}`,
     ].join('\n');
     console.log(table);
     fs.writeFileSync(
