@@ -22,10 +22,7 @@ export { freePort };
 export const CHROMIUM =
   process.env.KARIBCHE_CHROMIUM ??
   (fs.existsSync('/usr/bin/chromium-headless-shell') ? '/usr/bin/chromium-headless-shell' : '/usr/bin/chromium');
-if (!process.env.KARIBCHE_CHROMIUM && CHROMIUM === '/usr/bin/chromium')
-  console.log(
-    '[browser] /usr/bin/chromium-headless-shell is not installed: the browser tests run the full /usr/bin/chromium, about three times the CPU (apt-get install chromium-headless-shell)',
-  );
+
 export const SCREENSHOTS = path.resolve('test-artifacts/screenshots');
 
 export async function listeningGateway(
@@ -41,6 +38,11 @@ export async function listeningGateway(
 }
 
 export function launchBrowser(): Promise<Browser> {
+  // Said where a browser starts, not in every file that imports this module (freePort).
+  if (!process.env.KARIBCHE_CHROMIUM && CHROMIUM === '/usr/bin/chromium')
+    console.log(
+      '[browser] /usr/bin/chromium-headless-shell is not installed: the browser tests run the full /usr/bin/chromium, about three times the CPU (apt-get install chromium-headless-shell)',
+    );
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [
