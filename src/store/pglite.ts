@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import v8 from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
 import { firstFailure, heldUntilCommit, type Db, type Notification, type Queryable, type QueryResult } from './db.ts';
+import { statementRunner } from './pglite-statements.ts';
 
 /**
  * Server settings of the embedded PostgreSQL (docs/performance.md has the measurements). initdb
@@ -37,8 +38,11 @@ export interface PgliteOptions {
   settings?: readonly string[];
 }
 
+type Run = <R>(sql: string, params?: readonly unknown[]) => Promise<QueryResult<R>>;
+
 function wrap(
-  q: Pick<PGlite, 'query' | 'exec'>,
+  q: Pick<PGlite, 'exec'>,
+  run: Run,
   notifyOnCommit: (channel: string, payload: string) => void,
 ): Queryable {
   return {
@@ -46,12 +50,7 @@ function wrap(
     async exec(sql: string) {
       await q.exec(sql);
     },
-    async query<R>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
-      const res = await q.query<R>(sql, params as unknown[] | undefined);
-      // As on PostgreSQL: rows changed by a DML statement, rows returned by a SELECT (PGlite says
-      // affectedRows 0 for a SELECT; found by the group-commit test).
-      return { rows: res.rows, rowCount: Math.max(res.affectedRows ?? 0, res.rows.length) };
-    },
+    query: run,
   };
 }
 
@@ -118,10 +117,30 @@ export async function openPglite(dataDir: string | undefined, opts: PgliteOption
   const tell = (channel: string, payload: string) => {
     if (!closed) for (const fn of listeners.get(channel) ?? []) fn(payload);
   };
-  const base = wrap(pg, tell);
+  const statement = statementRunner(pg);
+  const open = () => {
+    if (pg.closed) throw new Error('PGlite is closed');
+  };
+  // Inside a transaction, which holds PGlite's transaction lock: the query lock, as PGlite's own
+  // transaction queries take it. Alone: both locks, and the files synced after, as PGlite's query().
+  const inTransaction: Run = <R>(sql: string, params?: readonly unknown[]) =>
+    pg._runExclusiveQuery(() => {
+      open();
+      return statement<R>(sql, params);
+    });
+  const alone: Run = <R>(sql: string, params?: readonly unknown[]) =>
+    pg._runExclusiveTransaction(() =>
+      pg._runExclusiveQuery(async () => {
+        open();
+        const res = await statement<R>(sql, params);
+        await pg.syncToFs();
+        return res;
+      }),
+    );
+  const base = wrap(pg, alone, tell);
   const tx: Db['tx'] = async (fn) => {
     const notes = heldUntilCommit(tell);
-    const result = await pg.transaction((tx) => fn(wrap(tx, notes.notifyOnCommit)));
+    const result = await pg.transaction((tx) => fn(wrap(tx, inTransaction, notes.notifyOnCommit)));
     notes.tellAll();
     return result;
   };

@@ -1,0 +1,164 @@
+// PGlite's statements in one call, prepared once (pglite-statements.ts): the rows and errors are
+// PGlite's own query()'s, a statement with parameters is parsed once and then costs one call into
+// PostgreSQL, batches' large statements stay unnamed, and transactions, concurrency and
+// notifications behave as before.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { PGlite } from '@electric-sql/pglite';
+import type { Db } from './db.ts';
+import { openPglite } from './pglite.ts';
+import { statementRunner } from './pglite-statements.ts';
+
+/** Counts the calls into PostgreSQL made while `fn` runs. */
+async function callsDuring(pg: PGlite, fn: () => Promise<unknown>): Promise<number> {
+  const original = pg.execProtocolStream;
+  let calls = 0;
+  pg.execProtocolStream = (...args) => {
+    calls++;
+    return original.apply(pg, args);
+  };
+  try {
+    await fn();
+  } finally {
+    pg.execProtocolStream = original;
+  }
+  return calls;
+}
+
+const prepared = async (pg: PGlite) =>
+  (await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_statements')).rows[0]!.n;
+
+describe('PGlite statements in one call', () => {
+  let pg: PGlite;
+  let run: ReturnType<typeof statementRunner>;
+  before(async () => {
+    pg = await PGlite.create();
+    run = statementRunner(pg);
+    await pg.exec(`CREATE TABLE t (id int PRIMARY KEY, big bigint, amount numeric, flag boolean, at timestamptz,
+      doc jsonb, tags text[], bytes bytea, note text)`);
+  });
+  after(() => pg.close());
+  const locked = <T>(fn: () => Promise<T>) => pg._runExclusiveQuery(fn);
+
+  it('gives the rows, types and row counts that PGlite’s query() gives', async () => {
+    const at = new Date('2026-11-28T10:11:12.345Z');
+    const values = [
+      1,
+      9007199254740993n,
+      '12.30',
+      true,
+      at,
+      { a: [1, 'x'] },
+      ['a', 'b,c'],
+      Buffer.from([0, 255]),
+      null,
+    ];
+    const insert = 'INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *';
+    const ours = await locked(() => run(insert, values));
+    await pg.query('DELETE FROM t');
+    const theirs = await pg.query(insert, values);
+    assert.deepEqual(ours.rows, theirs.rows);
+    assert.equal(ours.rowCount, 1);
+    const select = 'SELECT id, big, amount, flag, at, doc, tags, bytes, note FROM t WHERE id = $1';
+    assert.deepEqual((await locked(() => run(select, [1]))).rows, (await pg.query(select, [1])).rows);
+    // Without parameters, and a SELECT's row count is its rows (as on PostgreSQL).
+    assert.deepEqual(await locked(() => run('SELECT 2 AS two UNION ALL SELECT 3')), {
+      rows: [{ two: 2 }, { two: 3 }],
+      rowCount: 2,
+    });
+    // An UPDATE's row count is the rows it changed.
+    assert.equal((await locked(() => run('UPDATE t SET note = $1 WHERE id >= $2', ['n', 0]))).rowCount, 1);
+  });
+
+  it('parses a statement with parameters once: then one call per execution', async () => {
+    const sql = 'SELECT id FROM t WHERE id = $1 AND note IS DISTINCT FROM $2';
+    const before = await prepared(pg);
+    assert.equal(await callsDuring(pg, () => locked(() => run(sql, [1, 'z']))), 2, 'prepare, then execute');
+    assert.equal(await callsDuring(pg, () => locked(() => run(sql, [1, 'z']))), 1);
+    assert.equal(await callsDuring(pg, () => locked(() => run(sql, [2, null]))), 1);
+    assert.equal(await prepared(pg), before + 1, 'one named statement for the three executions');
+    assert.equal(await callsDuring(pg, () => locked(() => run('SELECT 1'))), 1, 'no parameters: one call');
+  });
+
+  it('leaves statements with many parameters (batches of rows) unnamed', async () => {
+    const before = await prepared(pg);
+    const n = 50;
+    const sql = `SELECT ${Array.from({ length: n }, (_, i) => `$${i + 1}::int`).join(' + ')} AS total`;
+    const params = Array.from({ length: n }, (_, i) => i);
+    for (let k = 0; k < 2; k++) {
+      assert.equal(await callsDuring(pg, () => locked(() => run(sql, params))), 2, 'parsed at each execution');
+      assert.deepEqual((await locked(() => run<{ total: number }>(sql, params))).rows, [{ total: 1225 }]);
+    }
+    assert.equal(await prepared(pg), before, 'nothing kept');
+  });
+
+  it('throws PostgreSQL’s error, and the next statement runs as usual', async () => {
+    await assert.rejects(
+      locked(() => run('INSERT INTO t (id) VALUES ($1)', [1])),
+      (err: { code?: string }) => err.code === '23505',
+    );
+    await assert.rejects(
+      locked(() => run('SELEC id FROM t WHERE id = $1', [1])),
+      (err: { code?: string }) => err.code === '42601',
+    );
+    assert.deepEqual((await locked(() => run('SELECT id FROM t WHERE id = $1', [1]))).rows, [{ id: 1 }]);
+  });
+});
+
+describe('PGlite database through the runner', () => {
+  let db: Db;
+  before(async () => {
+    db = await openPglite(undefined);
+    await db.exec('CREATE TABLE n (k int PRIMARY KEY, v int)');
+  });
+  after(() => db.close());
+
+  it('rolls a failed transaction back whole, and keeps a committed one', async () => {
+    await assert.rejects(
+      db.tx(async (q) => {
+        await q.query('INSERT INTO n VALUES ($1, $2)', [1, 1]);
+        await q.query('INSERT INTO n VALUES ($1, $2)', [1, 2]);
+      }),
+      (err: { code?: string }) => err.code === '23505',
+    );
+    assert.equal((await db.query('SELECT * FROM n')).rowCount, 0);
+    await db.tx(async (q) => {
+      await q.query('INSERT INTO n VALUES ($1, $2)', [1, 1]);
+    });
+    assert.deepEqual((await db.query('SELECT k, v FROM n WHERE k = $1', [1])).rows, [{ k: 1, v: 1 }]);
+  });
+
+  it('serialises statements asked at once, inside and outside transactions', async () => {
+    await db.query('DELETE FROM n');
+    // Transactions that read then write the same row: interleaved statements would lose updates.
+    await db.query('INSERT INTO n VALUES ($1, $2)', [0, 0]);
+    const bump = () =>
+      db.tx(async (q) => {
+        const { rows } = await q.query<{ v: number }>('SELECT v FROM n WHERE k = $1', [0]);
+        await q.query('UPDATE n SET v = $2 WHERE k = $1', [0, rows[0]!.v + 1]);
+      });
+    await Promise.all([
+      ...Array.from({ length: 20 }, bump),
+      ...Array.from({ length: 20 }, (_, i) => db.query('INSERT INTO n VALUES ($1, $2)', [i + 1, i])),
+    ]);
+    assert.deepEqual((await db.query('SELECT v FROM n WHERE k = $1', [0])).rows, [{ v: 20 }]);
+    assert.equal((await db.query('SELECT * FROM n WHERE k > $1', [0])).rowCount, 20);
+  });
+
+  it('delivers notifications sent by its statements', async () => {
+    const heard: string[] = [];
+    await db.listen('runner_test', (payload) => heard.push(payload));
+    await db.query('SELECT pg_notify($1, $2)', ['runner_test', 'alone']);
+    await db.tx(async (q) => {
+      await q.query('SELECT pg_notify($1, $2)', ['runner_test', 'in a transaction']);
+    });
+    for (let i = 0; i < 100 && heard.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(heard, ['alone', 'in a transaction']);
+  });
+
+  it('refuses statements once closed', async () => {
+    const other = await openPglite(undefined);
+    await other.close();
+    await assert.rejects(other.query('SELECT $1::int', [1]), /closed/);
+  });
+});
