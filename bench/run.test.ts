@@ -50,6 +50,18 @@ describe('benchmark script', () => {
     // The embedded default is reported against the same floor (a ratio, not a timing asserted).
     assert.equal(r.pgliteRatio, Number((r.createPaymentPglite.rps / r.floor.rps).toFixed(2)));
     assert.match(stdout, /create-payment\/s \(target ≥ 1,500\) = [\d.]+ × the floor \(target ≥ 0\.9 ×\)/);
+    // The whole payment on the embedded default too, its callbacks timed from the events feed:
+    // every payment paid was called back, each rate with its verdict against the floor.
+    assert.ok(r.lifecyclePglite.length > 0);
+    for (const c of r.lifecyclePglite) {
+      assert.equal(c.backend, 'PGlite');
+      assert.equal(c.errors, 0);
+      assert.ok(c.paid > 0, 'payments paid on PGlite');
+      assert.equal(c.delivered, c.paid, 'every paid payment called back');
+      assert.equal(c.commitsPerPayment, null, 'no server to count commits on');
+    }
+    assert.match(stdout, /PGlite: payments paid at \d+\/s = [\d.]+ × the floor's create rate/);
+    assert.match(stdout, /target ≥ 0\.1 × the floor with callback p99 ≤ 250 ms/);
     // The embedded database's memory target (RSS is not a timing: it does not flake with load).
     assert.ok(r.createPaymentPglite.peakRssMb < 256, `PGlite gateway peak RSS ${r.createPaymentPglite.peakRssMb} MB`);
   });
