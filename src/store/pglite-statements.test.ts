@@ -11,16 +11,16 @@ import { statementRunner } from './pglite-statements.ts';
 
 /** Counts the calls into PostgreSQL made while `fn` runs. */
 async function callsDuring(pg: PGlite, fn: () => Promise<unknown>): Promise<number> {
-  const original = pg.execProtocolStream;
+  const original = pg.execProtocolRawStream;
   let calls = 0;
-  pg.execProtocolStream = (...args) => {
+  pg.execProtocolRawStream = (...args) => {
     calls++;
     return original.apply(pg, args);
   };
   try {
     await fn();
   } finally {
-    pg.execProtocolStream = original;
+    pg.execProtocolRawStream = original;
   }
   return calls;
 }
@@ -33,7 +33,7 @@ describe('PGlite statements in one call', () => {
   let run: ReturnType<typeof statementRunner>;
   before(async () => {
     pg = await PGlite.create();
-    run = statementRunner(pg);
+    run = statementRunner(pg, () => {});
     await pg.exec(`CREATE TABLE t (id int PRIMARY KEY, big bigint, amount numeric, flag boolean, at timestamptz,
       doc jsonb, tags text[], bytes bytea, note text)`);
   });

@@ -7,15 +7,29 @@
 // status change 0.75 ms of planning before 1.6 ms of execution. So a statement with parameters is
 // prepared once under a name, as node-postgres does on PostgreSQL (postgres.ts names them too),
 // and each execution is ONE call: bind, describe, execute, sync. Values are serialised by the
-// parameter types PostgreSQL reported when it prepared the statement, and rows parsed, with
-// PGlite's own serialisers and parsers: what a caller gets is what PGlite's query() gave it.
+// parameter types PostgreSQL reported when it prepared the statement, and column values parsed,
+// with PGlite's own serialisers and parsers: what a caller gets is what PGlite's query() gave it.
+// The answer's messages are read by node-postgres's protocol parser (`pg-protocol`, what reads
+// PostgreSQL's answers on the other backend): PGlite's own copies every field into a new buffer
+// before decoding it, and was a fifth of the PGlite gateway's CPU under the lifecycle. Errors are
+// therefore node-postgres's DatabaseError, as on PostgreSQL; notifications go to `onNotification`.
 //
 // The caller holds PGlite's query lock (`PGlite._runExclusiveQuery`): the calls of one statement
 // must not interleave with another's.
-import { parse, protocol, type PGlite } from '@electric-sql/pglite';
+import { protocol, types, type PGlite } from '@electric-sql/pglite';
+import {
+  CommandCompleteMessage,
+  DataRowMessage,
+  DatabaseError,
+  NotificationResponseMessage,
+  ParameterDescriptionMessage,
+  RowDescriptionMessage,
+  type BackendMessage,
+} from 'pg-protocol/dist/messages.js';
+import { Parser } from 'pg-protocol/dist/parser.js';
 import type { QueryResult } from './db.ts';
 
-const { serialize, messages: messages_ } = protocol;
+const { serialize } = protocol;
 
 /**
  * Statements with more parameters than this stay unnamed: the batches' multi-row INSERTs (create's
@@ -44,24 +58,56 @@ function concat(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-/** Runs statements on `pg` as described above; one per PGlite instance (its statement names). */
-export function statementRunner(pg: PGlite) {
+/** What one call answered: the rows (values as PostgreSQL's text), the command tag, the parameters' types. */
+interface Answer {
+  columns: { name: string; dataTypeID: number }[];
+  rows: (string | null)[][];
+  tag: string;
+  parameterTypes: number[];
+}
+
+/**
+ * Runs statements on `pg` as described above; one per PGlite instance (its statement names).
+ * `onNotification` hears what the statements' transactions notified (PGlite's own listeners are
+ * told only of what passes through its parser).
+ */
+export function statementRunner(pg: PGlite, onNotification: (channel: string, payload: string) => void) {
   const prepared = new Map<string, Prepared>();
   let next = 0;
-  const send = (...parts: Uint8Array[]) => pg.execProtocolStream(concat(parts), { syncToFs: false });
+  const parser = new Parser();
+
+  async function send(...parts: Uint8Array[]): Promise<Answer> {
+    const answer: Answer = { columns: [], rows: [], tag: '', parameterTypes: [] };
+    let error: DatabaseError | null = null;
+    const read = (m: BackendMessage) => {
+      if (m instanceof DataRowMessage) answer.rows.push(m.fields);
+      else if (m instanceof RowDescriptionMessage) answer.columns = m.fields;
+      else if (m instanceof CommandCompleteMessage) answer.tag = m.text;
+      else if (m instanceof ParameterDescriptionMessage) answer.parameterTypes = m.dataTypeIDs;
+      else if (m instanceof NotificationResponseMessage) {
+        const { channel, payload } = m;
+        queueMicrotask(() => onNotification(channel, payload)); // as PGlite tells its listeners
+      } else if (m instanceof DatabaseError) error ??= m; // the first: the statements after it were skipped
+    };
+    // The answer streams out of PostgreSQL's memory in chunks, each copied before the next (the
+    // parser may keep a message's first part until its rest arrives). Streamed, it is read by
+    // this parser only: PGlite's execProtocolRaw would also run its own parser over it.
+    await pg.execProtocolRawStream(concat(parts), {
+      syncToFs: false,
+      onRawData: (chunk) => parser.parse(Buffer.from(chunk), read),
+    });
+    if (error) throw error;
+    return answer;
+  }
 
   /** Parses `sql` under `name` ('' = the unnamed statement, replaced by the next parse). */
   async function prepare(sql: string, name: string): Promise<Prepared> {
-    const messages = await send(
+    const answer = await send(
       serialize.parse({ name, text: sql }),
       serialize.describe({ type: 'S', name }),
       serialize.sync(),
     );
-    const described = messages.find((m) => m instanceof messages_.ParameterDescriptionMessage);
-    const st: Prepared = {
-      name,
-      types: described instanceof messages_.ParameterDescriptionMessage ? described.dataTypeIDs : [],
-    };
+    const st: Prepared = { name, types: answer.parameterTypes };
     if (name) prepared.set(sql, st);
     return st;
   }
@@ -82,11 +128,19 @@ export function statementRunner(pg: PGlite) {
   }
 
   return async function run<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-    const [res] = parse.parseResults(await send(...(await executing(sql, params))), pg.parsers);
-    // biome-ignore lint/nursery/noUnsafeTypeAssertion: the rows are what the caller's SQL selects, typed by the caller as PGlite's own query<T>() and node-postgres type them
-    const rows = (res?.rows ?? []) as R[];
-    // As on PostgreSQL: rows changed by a DML statement, rows returned by a SELECT (PGlite says
-    // affectedRows 0 for a SELECT; found by the group-commit test).
-    return { rows, rowCount: Math.max(res?.affectedRows ?? 0, rows.length) };
+    const { columns, rows: raw, tag } = await send(...(await executing(sql, params)));
+    const rows = raw.map((values) => {
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < columns.length; i++)
+        row[columns[i]!.name] = types.parseType(values[i] ?? null, columns[i]!.dataTypeID, pg.parsers);
+      return row;
+    });
+    // As on PostgreSQL: the count in the command tag (rows changed, or returned by a SELECT).
+    const counted = Number(tag.slice(tag.lastIndexOf(' ') + 1));
+    return {
+      // biome-ignore lint/nursery/noUnsafeTypeAssertion: the rows are what the caller's SQL selects, typed by the caller as PGlite's own query<T>() and node-postgres type them
+      rows: rows as R[],
+      rowCount: Math.max(Number.isInteger(counted) ? counted : 0, rows.length),
+    };
   };
 }

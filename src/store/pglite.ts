@@ -117,7 +117,7 @@ export async function openPglite(dataDir: string | undefined, opts: PgliteOption
   const tell = (channel: string, payload: string) => {
     if (!closed) for (const fn of listeners.get(channel) ?? []) fn(payload);
   };
-  const statement = statementRunner(pg);
+  const statement = statementRunner(pg, tell);
   const open = () => {
     if (pg.closed) throw new Error('PGlite is closed');
   };
