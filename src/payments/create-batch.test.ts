@@ -8,7 +8,7 @@ import { basicPayment, countRows, useGateway } from '../testing/harness.ts';
 import { batchedInserts } from './create-batch.ts';
 import type { Batcher } from '../store/batcher.ts';
 import type { NewPayment } from './rules/create.ts';
-import type { InsertPayment } from './store.ts';
+import { insertPayment, insertPayments, type InsertPayment } from './store.ts';
 
 for (const backend of BACKENDS) {
   describe(`create's group commit [${backend}]`, { timeout: 120_000 }, () => {
@@ -97,6 +97,66 @@ for (const backend of BACKENDS) {
       assert.match(String((outcome[2] as PromiseRejectedResult).reason?.message), /duplicate key|unique/i);
       assert.equal(b.statements, 1 + 5, 'one statement of five that failed, then each row alone');
       assert.equal(await countRows(t, 'payments'), rowsBefore + 4);
+    });
+
+    it('a batch stores every column exactly as a row inserted alone (one statement of unnested arrays)', async () => {
+      const { t, m } = ctx;
+      const db = t.gw.services.db;
+      const now = t.clock.now();
+      // Values that a column-by-column mix-up, an array literal's quoting or a null would show.
+      const full = (payId: string, k: number): InsertPayment => ({
+        payId,
+        clientId: m.credentials.clientId,
+        recId: k === 1 ? `rec_${payId}` : null,
+        now: new Date(now.getTime() + k),
+        expiresAt: new Date(now.getTime() + 3_600_000 + k),
+        ...(k === 2 ? { charge: { recId: 'card_of_someone', initiator: 'merchant' as const } } : {}),
+        payment: {
+          currency: k ? 'USD' : 'GEL',
+          amount: 12_345 + k,
+          subtotal: k ? 10_000 : null,
+          tax: 2_000 + k,
+          shipping: k === 2 ? null : 345,
+          returnUrl: `https://shop.example/r?q="a,b"&n={${k}}`,
+          callbackUrl: k ? 'https://shop.example/cb' : null,
+          extra: `extra "quoted", {braced}, back\\slash ${k}`,
+          extra2: k === 1 ? 'NULL' : null,
+          split: k ? { iban: 'GE29NB0000000101904917', amount: 500 + k } : null,
+          userIp: k === 2 ? null : '203.0.113.7',
+          expirationMinutes: 30 + k,
+          methods: k === 1 ? [4, 5, 6, 7, 8, 9, 14] : [5 + k],
+          installmentProducts: k ? [{ name: `Ünïcode "tv" ${k}`, price: 9_999, quantity: 2 }] : null,
+          preAuth: k === 1,
+          language: k ? 'EN' : 'KA',
+          merchantPaymentId: k === 2 ? null : `order-${k}`,
+          skipInfoMessage: k === 2,
+          saveCard: k === 1,
+          saveCardToDate: k === 1 ? '1230' : null,
+          description: k ? `ქართული – ${k}` : null,
+        } satisfies NewPayment,
+      });
+      const ids = (prefix: string) => [0, 1, 2].map((k) => `${prefix}${k}${'0'.repeat(31 - prefix.length)}`);
+      const alone = ids('cols_alone_');
+      const batched = ids('cols_batch_');
+      for (const [k, payId] of alone.entries()) await insertPayment(db, full(payId, k));
+      await insertPayments(
+        db,
+        batched.map((payId, k) => full(payId, k)),
+      );
+      const read = async (payIds: string[]) => {
+        const { rows } = await db.query<Record<string, unknown>>(
+          'SELECT * FROM payments WHERE pay_id = ANY($1::text[]) ORDER BY pay_id',
+          [payIds],
+        );
+        return rows.map(({ pay_id: _p, rec_id: recId, ...columns }) => ({ ...columns, saved: recId !== null }));
+      };
+      const [one, many] = [await read(alone), await read(batched)];
+      assert.equal(many.length, 3);
+      assert.deepEqual(many, one);
+      assert.deepEqual(
+        many.map((r) => (r as { methods?: unknown }).methods),
+        [[5], [4, 5, 6, 7, 8, 9, 14], [7]],
+      );
     });
 
     it('a create under an Idempotency-Key does not go through the batch (it is written with its key)', async () => {

@@ -25,8 +25,6 @@ const INSERT_COLUMNS = `pay_id, client_id, status, currency, amount, subtotal, t
        callback_url, extra, extra2, split_iban, split_amount, split_returned_amount, user_ip, expiration_minutes,
        expires_at, methods, installment_products, pre_auth, language, merchant_payment_id, skip_info_message,
        save_card, save_card_to_date, rec_id, description, created_at, updated_at, charged_rec_id, initiator`;
-/** Parameters per row: every column but `status` (a constant) and `updated_at` (= created_at). */
-const PARAMS_PER_ROW = 30;
 
 function insertValues(p: InsertPayment): unknown[] {
   const n = p.payment;
@@ -104,12 +102,65 @@ function rowPlaceholders(base: number): string {
   return `(${cols.map((c) => (typeof c === 'number' ? $(c) : c)).join(',')})`;
 }
 
-// The statement for n rows, built once per n (a prepared statement per batch size in use).
-const insertSql: string[] = [];
-function insertStatement(n: number): string {
-  return (insertSql[n] ??=
-    `INSERT INTO payments (${INSERT_COLUMNS}) VALUES ${Array.from({ length: n }, (_, i) => rowPlaceholders(i * PARAMS_PER_ROW)).join(',')}`);
-}
+// One row: its own statement, prepared once (30 parameters).
+const INSERT_ONE = `INSERT INTO payments (${INSERT_COLUMNS}) VALUES ${rowPlaceholders(0)}`;
+
+/**
+ * The columns of a batch, in insertValues' order, each passed as one array and unnested into rows:
+ * ONE statement whatever the batch's size, so it is parsed and planned once per connection (a
+ * multi-row VALUES list was a statement per batch size: 30 parameters a row, up to 1,920, each
+ * size parsed and planned anew on PGlite, or kept there as one more plan in memory that never
+ * shrinks). `methods` travels as each row's array literal (arrays of arrays must be rectangular),
+ * `installment_products` as its JSON text; both are cast back per row.
+ */
+const BATCH_COLUMNS = [
+  ['pay_id', 'text'],
+  ['client_id', 'text'],
+  ['currency', 'text'],
+  ['amount', 'bigint'],
+  ['subtotal', 'bigint'],
+  ['tax', 'bigint'],
+  ['shipping', 'bigint'],
+  ['return_url', 'text'],
+  ['callback_url', 'text'],
+  ['extra', 'text'],
+  ['extra2', 'text'],
+  ['split_iban', 'text'],
+  ['split_amount', 'bigint'],
+  ['split_returned_amount', 'bigint'],
+  ['user_ip', 'text'],
+  ['expiration_minutes', 'int'],
+  ['expires_at', 'timestamptz'],
+  ['methods', 'text'],
+  ['installment_products', 'text'],
+  ['pre_auth', 'boolean'],
+  ['language', 'text'],
+  ['merchant_payment_id', 'text'],
+  ['skip_info_message', 'boolean'],
+  ['save_card', 'boolean'],
+  ['save_card_to_date', 'text'],
+  ['rec_id', 'text'],
+  ['description', 'text'],
+  ['created_at', 'timestamptz'],
+  ['charged_rec_id', 'text'],
+  ['initiator', 'text'],
+] as const satisfies readonly (readonly [string, string])[];
+const METHODS = BATCH_COLUMNS.findIndex(([name]) => name === 'methods');
+
+/** What each inserted column takes from the unnested row `r`. */
+const BATCH_SELECT: Record<string, string> = {
+  status: "'Created'",
+  updated_at: 'r.created_at',
+  methods: 'r.methods::int[]',
+  installment_products: 'r.installment_products::jsonb',
+};
+const INSERT_BATCH = `INSERT INTO payments (${INSERT_COLUMNS})
+  SELECT ${INSERT_COLUMNS.split(',')
+    .map((c) => c.trim())
+    .map((c) => BATCH_SELECT[c] ?? `r.${c}`)
+    .join(', ')}
+  FROM unnest(${BATCH_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})
+    AS r(${BATCH_COLUMNS.map(([name]) => name).join(', ')})`;
 
 /**
  * Inserts a Created payment: one prepared statement, one round trip. Creation is the initial state,
@@ -122,12 +173,15 @@ export async function insertPayment(q: Queryable, p: InsertPayment): Promise<voi
 /** Inserts several Created payments in one statement (create's group commit, src/store/batcher.ts). */
 export async function insertPayments(q: Queryable, rows: readonly InsertPayment[]): Promise<void> {
   if (rows.length === 0) return;
-  const params = rows.length === 1 ? insertValues(rows[0]!) : rows.flatMap(insertValues);
-  await q.query(
-    insertStatement(rows.length),
-    params,
-    rows.length === 1 ? 'insert_payment' : `insert_payments_${rows.length}`,
+  if (rows.length === 1) {
+    await q.query(INSERT_ONE, insertValues(rows[0]!), 'insert_payment');
+    return;
+  }
+  const values = rows.map(insertValues);
+  const columns = BATCH_COLUMNS.map((_, i) =>
+    values.map((v, k) => (i === METHODS ? `{${rows[k]!.payment.methods.join(',')}}` : v[i])),
   );
+  await q.query(INSERT_BATCH, columns, 'insert_payments');
 }
 
 /** A merchant's payment; another merchant's payId finds nothing, exactly like an unknown one. */
