@@ -32,11 +32,11 @@ import type { QueryResult } from './db.ts';
 const { serialize } = protocol;
 
 /**
- * Statements with more parameters than this stay unnamed: the batches' multi-row INSERTs (create's
- * group commit, the request log: a text per batch size, 30 parameters a payment row) would each
- * keep a plan in PGlite's WebAssembly memory, which never shrinks (kept named, the gateway's peak
- * RSS under the create load rose from 234 to 263 MB, past issue 25's 256). A batch's statement is
- * worth its parse: its cost is shared by its rows.
+ * Statements with more parameters than this stay unnamed: a multi-row INSERT (the request log's
+ * batches) is a text per batch size, and each would keep a plan in PGlite's WebAssembly memory,
+ * which never shrinks (create's batch, then such a statement, raised the gateway's peak RSS under
+ * the create load from 234 to 263 MB, past issue 25's 256; it is now one unnested statement of 30
+ * parameters, named). A batch's statement is worth its parse: its cost is shared by its rows.
  */
 const MAX_NAMED_PARAMS = 40;
 /** Named statements kept at most (the application's SQL texts with few parameters are a few dozen). */
