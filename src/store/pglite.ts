@@ -167,7 +167,7 @@ export async function openPglite(dataDir: string | undefined, opts: PgliteOption
       set.add(onMessage);
     },
     async notify(channel, payload) {
-      await pg.query('SELECT pg_notify($1, $2)', [channel, payload]);
+      await alone('SELECT pg_notify($1, $2)', [channel, payload]);
     },
     async close() {
       closed = true;
