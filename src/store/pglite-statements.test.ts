@@ -3,11 +3,27 @@
 // PostgreSQL, batches' large statements stay unnamed, and transactions, concurrency and
 // notifications behave as before.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
+import { seedPgliteDataDir } from '../testing/databases.ts';
 import type { Db } from './db.ts';
 import { openPglite } from './pglite.ts';
 import { statementRunner } from './pglite-statements.ts';
+
+// Each database a copy of the test run's initialised template: an in-memory PGlite runs initdb,
+// 4–6 s of CPU each (this file took 20 s of CPU with three of them).
+const dirs: string[] = [];
+after(() => {
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+async function newDataDir(): Promise<string> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-statements-'));
+  dirs.push(dir);
+  return seedPgliteDataDir(dir);
+}
 
 /** Counts the calls into PostgreSQL made while `fn` runs. */
 async function callsDuring(pg: PGlite, fn: () => Promise<unknown>): Promise<number> {
@@ -32,7 +48,7 @@ describe('PGlite statements in one call', () => {
   let pg: PGlite;
   let run: ReturnType<typeof statementRunner>;
   before(async () => {
-    pg = await PGlite.create();
+    pg = await PGlite.create(await newDataDir());
     run = statementRunner(pg, () => {});
     await pg.exec(`CREATE TABLE t (id int PRIMARY KEY, big bigint, amount numeric, flag boolean, at timestamptz,
       doc jsonb, tags text[], bytes bytea, note text)`);
@@ -108,7 +124,7 @@ describe('PGlite statements in one call', () => {
 describe('PGlite database through the runner', () => {
   let db: Db;
   before(async () => {
-    db = await openPglite(undefined);
+    db = await openPglite(await newDataDir());
     await db.exec('CREATE TABLE n (k int PRIMARY KEY, v int)');
   });
   after(() => db.close());
@@ -157,7 +173,7 @@ describe('PGlite database through the runner', () => {
   });
 
   it('refuses statements once closed', async () => {
-    const other = await openPglite(undefined);
+    const other = await openPglite(await newDataDir());
     await other.close();
     await assert.rejects(other.query('SELECT $1::int', [1]), /closed/);
   });
