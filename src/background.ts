@@ -6,6 +6,7 @@ import { IDEMPOTENCY, releasePendingClaims } from './idempotency/once.ts';
 import { pruneKeys } from './idempotency/store.ts';
 import { reconcile } from './payments/reconciler.ts';
 import type { Services } from './services.ts';
+import { vacuumDue } from './store/vacuum.ts';
 
 /** Housekeeping (pruning expired rows) runs this often. */
 const HOUSEKEEPING_MS = 60_000;
@@ -59,6 +60,19 @@ export function startBackground(s: Services): { stop(): Promise<void> } {
         await pruneKeys(s.db, new Date(s.clock.nowMs() - IDEMPOTENCY.retentionMs));
       },
     },
+    // The embedded database has no autovacuum of its own (src/store/vacuum.ts); a server has.
+    ...(s.db.kind === 'pglite'
+      ? [
+          {
+            name: 'vacuum',
+            everyMs: s.config.pgliteVacuumIntervalMs,
+            run: async () => {
+              const done = await vacuumDue(s.db);
+              if (done.length) s.log.debug({ tables: done }, 'embedded database vacuumed');
+            },
+          },
+        ]
+      : []),
   ].map((job) => every(s, job));
   return {
     async stop() {

@@ -27,6 +27,8 @@ export interface Config {
   groupCommitConcurrency: number;
   /** name=value server settings of the embedded PGlite instead of its memory-sized defaults. */
   pgliteSettings: string[] | undefined;
+  /** How often the embedded database's tables are checked against autovacuum's thresholds (src/store/vacuum.ts). */
+  pgliteVacuumIntervalMs: number;
   /** Extra product segments that mount the merchant API besides `gateway` (e.g. `tpay`). */
   pathAliases: string[];
   adminToken: string | undefined;
@@ -205,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     createBatchConcurrency: int(env, 'KARIBCHE_CREATE_BATCH_CONCURRENCY', databaseUrl ? 2 : 1, 0, 100),
     groupCommitConcurrency: int(env, 'KARIBCHE_GROUP_COMMIT_CONCURRENCY', databaseUrl ? 4 : 1, 0, 100),
     pgliteSettings,
+    pgliteVacuumIntervalMs: int(env, 'KARIBCHE_PGLITE_VACUUM_INTERVAL_MS', 10_000, 100, 3_600_000),
     pathAliases: pathAliases.filter((a) => a !== 'gateway'),
     adminToken,
     maxAmountMinor: maxAmount.minor,

@@ -1,0 +1,189 @@
+// The embedded database's vacuum (vacuum.ts): autovacuum's rules applied by the gateway, since
+// PGlite has no autovacuum. The rule on both backends (the SQL is one dialect); the background job
+// on PGlite, where without it the callback claim's index kept an entry per delivery ever made.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { BACKENDS, openTestDb, type TestDb } from '../testing/databases.ts';
+import { MerchantClient, basicPayment, startTestGateway, type TestGateway } from '../testing/harness.ts';
+import { Receiver } from '../testing/receiver.ts';
+import { claimDue } from '../callbacks/store.ts';
+import type { Db, Queryable } from './db.ts';
+import { vacuumDue } from './vacuum.ts';
+
+interface TableStats {
+  n_live_tup: number;
+  n_dead_tup: number;
+  vacuum_count: number;
+  analyze_count: number;
+}
+
+/**
+ * The table's statistics once they show `ready` (the backend reports them when idle, at most once
+ * a second unless forced): waits for that report, never for a fixed time.
+ */
+async function statsOf(q: Queryable, table: string, ready: (s: TableStats) => boolean): Promise<TableStats> {
+  const end = Date.now() + 20_000;
+  for (;;) {
+    await q.query('SELECT pg_stat_force_next_flush()');
+    const { rows } = await q.query<TableStats>(
+      `SELECT n_live_tup::int, n_dead_tup::int, (vacuum_count + autovacuum_count)::int AS vacuum_count,
+              (analyze_count + autoanalyze_count)::int AS analyze_count
+       FROM pg_stat_user_tables WHERE relname = $1`,
+      [table],
+    );
+    if (rows[0] && ready(rows[0])) return rows[0];
+    if (Date.now() > end)
+      throw new Error(`statistics of ${table} never showed what was waited for: ${JSON.stringify(rows[0])}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+for (const backend of BACKENDS) {
+  describe(`vacuum by autovacuum's rules [${backend}]`, () => {
+    let t: TestDb;
+    before(async () => {
+      t = await openTestDb(backend);
+      // No autovacuum of the server's for these tables: what happens is what vacuumDue does.
+      for (const name of ['churned', 'quiet'])
+        await t.db.query(`CREATE TABLE ${name} (id int PRIMARY KEY, v int NOT NULL) WITH (autovacuum_enabled = false)`);
+    });
+    after(() => t.drop());
+
+    it('vacuums a table whose dead rows pass the threshold, analyses one past the analyse threshold only, and leaves the rest', async () => {
+      const { db } = t;
+      await db.query('INSERT INTO churned SELECT g, 0 FROM generate_series(1, 500) g');
+      await db.query('INSERT INTO quiet SELECT g, 0 FROM generate_series(1, 1000) g');
+      await db.query('VACUUM (ANALYZE) churned');
+      await db.query('VACUUM (ANALYZE) quiet');
+      // churned: 500 dead rows > 50 + 20 % of 500. quiet: 120 changed rows > 50 + 10 % of 1,000
+      // (analyse), 120 dead < 50 + 20 % (no vacuum).
+      // In one transaction whose backend reports its statistics as it ends (a pool's other
+      // connections would report theirs up to 10 s later on PostgreSQL).
+      await db.tx(async (q) => {
+        await q.query('UPDATE churned SET v = v + 1');
+        await q.query('UPDATE quiet SET v = v + 1 WHERE id <= 120');
+        await q.query('SELECT pg_stat_force_next_flush()');
+      });
+      await statsOf(db, 'churned', (s) => s.n_dead_tup >= 500);
+      await statsOf(db, 'quiet', (s) => s.n_dead_tup >= 120);
+
+      const done = (await vacuumDue(db)).filter((d) => /\.(churned|quiet)$/.test(d.table));
+      assert.deepEqual(done, [
+        { table: 'public.churned', vacuumed: true },
+        { table: 'public.quiet', vacuumed: false },
+      ]);
+      const churned = await statsOf(db, 'churned', (s) => s.vacuum_count >= 2);
+      assert.equal(churned.n_dead_tup, 0, 'the dead rows are gone');
+      assert.equal(churned.analyze_count, 2, 'analysed with the vacuum');
+      const quiet = await statsOf(db, 'quiet', (s) => s.analyze_count >= 2);
+      assert.equal(quiet.vacuum_count, 1, 'not vacuumed again');
+
+      // Nothing is due now: a second pass does nothing to these tables.
+      assert.deepEqual(
+        (await vacuumDue(db)).filter((d) => /\.(churned|quiet)$/.test(d.table)),
+        [],
+      );
+    });
+  });
+}
+
+/**
+ * Index entries the callback dispatcher's claim (claimDue, run as it is, explained) takes from its
+ * indexes, live or dead. As bitmap scans, the claim's plan on a table this size: a bitmap scan
+ * counts every entry it takes from an index, where a plain index scan would count only the live
+ * rows (and mark the dead entries it met).
+ */
+async function claimIndexEntries(db: Db): Promise<number> {
+  const plan = await db.tx(async (q) => {
+    await q.query('SET LOCAL enable_indexscan = off');
+    await q.query('SET LOCAL enable_seqscan = off');
+    const lines: string[] = [];
+    const explaining: Queryable = {
+      ...q,
+      async query<R>(sql: string, params?: readonly unknown[]) {
+        const { rows } = await q.query<{ 'QUERY PLAN': string }>(
+          `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ${sql}`,
+          params,
+        );
+        lines.push(...rows.map((r) => r['QUERY PLAN']));
+        return { rows: [] as R[], rowCount: 0 };
+      },
+    };
+    await claimDue(explaining, new Date(), 50, 30);
+    return lines.join('\n');
+  });
+  const scans = [...plan.matchAll(/Bitmap Index Scan on callback_deliveries\w*[^\n]*rows=([\d.]+)/g)];
+  assert.ok(scans.length > 0, `the claim reads the deliveries' indexes:\n${plan}`);
+  return scans.reduce((n, m) => n + Number(m[1]), 0);
+}
+
+describe('the embedded database vacuumed by the gateway [pglite]', { skip: !BACKENDS.includes('pglite') }, () => {
+  const PAYMENTS = 120;
+  /** Dead rows autovacuum's rules leave a table of PAYMENTS rows: 50 + 20 %. */
+  const LEFT_AT_MOST = 50 + 0.2 * PAYMENTS;
+  let rx: Receiver;
+  before(async () => {
+    rx = await new Receiver().start();
+  });
+  after(() => rx.stop());
+
+  /** A gateway whose PAYMENTS paid payments were all called back; `vacuumMs`: its vacuum job's interval. */
+  async function deliveredAll(vacuumMs: number): Promise<TestGateway> {
+    const t = await startTestGateway(
+      'pglite',
+      { KARIBCHE_PGLITE_VACUUM_INTERVAL_MS: String(vacuumMs), KARIBCHE_CALLBACK_POLL_MS: '50' },
+      { background: true },
+    );
+    try {
+      const m = await MerchantClient.create(t, { callbackUrlPrefixes: [new URL(rx.url).origin] });
+      for (let i = 0; i < PAYMENTS; i++) {
+        const created = await m.createPayment(basicPayment({ callbackUrl: rx.url }));
+        assert.equal(created.statusCode, 200, created.body);
+        const paid = await t.admin('POST', `/sandbox/v1/payments/${created.json().payId}/simulate`, {
+          card: '4111111111111111',
+        });
+        assert.equal(paid.statusCode, 200, paid.body);
+      }
+      const db = t.gw.services.db;
+      const end = Date.now() + 30_000;
+      for (;;) {
+        const { rows } = await db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM callback_deliveries WHERE status = 'delivered'`,
+        );
+        if (rows[0]!.n === PAYMENTS) break;
+        if (Date.now() > end) throw new Error(`${rows[0]!.n} of ${PAYMENTS} callbacks delivered`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } catch (err) {
+      await t.close(); // a gateway left running would keep the file's process alive
+      throw err;
+    }
+    return t;
+  }
+
+  it('without its vacuum, the claim keeps walking an index entry of every delivery ever made', async () => {
+    const t = await deliveredAll(3_600_000); // the job's first run an hour away
+    try {
+      const db = t.gw.services.db;
+      await statsOf(db, 'callback_deliveries', (s) => s.n_dead_tup >= PAYMENTS);
+      // An entry per delivery in the pending index and one in the leased index, all dead.
+      assert.ok((await claimIndexEntries(db)) >= 2 * PAYMENTS, 'dead entries of the delivered callbacks');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('its background job vacuums the deliveries: the claim walks no more dead entries than the rules leave', async () => {
+    const t = await deliveredAll(100);
+    try {
+      const db = t.gw.services.db;
+      // Each delivery changed twice (claimed, delivered): the job vacuums the table whenever its
+      // dead rows pass 50 + 20 % of its rows, so at most that many stay, with at most as many entries.
+      await statsOf(db, 'callback_deliveries', (s) => s.vacuum_count > 0 && s.n_dead_tup <= LEFT_AT_MOST);
+      assert.ok((await claimIndexEntries(db)) <= LEFT_AT_MOST);
+      assert.ok(rx.received.length >= PAYMENTS, 'every callback was received');
+    } finally {
+      await t.close();
+    }
+  });
+});
