@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../config.ts';
+import { seedPgliteDataDir } from '../testing/databases.ts';
 import { openDatabase } from './open.ts';
 import { PGLITE_SETTINGS, openPglite } from './pglite.ts';
 
@@ -54,7 +55,9 @@ describe('PGlite data dir and settings', () => {
   it('takes other settings from KARIBCHE_PGLITE_SETTINGS, also on a data dir made with the defaults', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-pglite-'));
     try {
-      await (await openDatabase(loadConfig({ KARIBCHE_DATA_DIR: dataDir }))).close();
+      // A data dir made with the defaults: a copy of the test run's template, which openPglite made
+      // with them (the initdb in a child process is the first test's subject, ~5 s of CPU).
+      await seedPgliteDataDir(dataDir);
       const db = await openDatabase(
         loadConfig({ KARIBCHE_DATA_DIR: dataDir, KARIBCHE_PGLITE_SETTINGS: 'shared_buffers=32MB, work_mem=8MB' }),
       );
