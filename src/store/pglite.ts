@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import v8 from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
 import { firstFailure, heldUntilCommit, type Db, type Notification, type Queryable, type QueryResult } from './db.ts';
+import { DurableNodeFS } from './pglite-durable-fs.ts';
 import { statementRunner } from './pglite-statements.ts';
 
 /**
@@ -37,6 +38,13 @@ export const PGLITE_SETTINGS = [
 function baselineWasmOnly(): void {
   v8.setFlagsFromString('--liftoff-only');
 }
+
+/**
+ * Commits are durable (pglite-durable-fs.ts): PGlite's default start parameters turn fsync off
+ * (-F), and the WAL's default sync, fdatasync, is a no-op under Emscripten; last, so that no
+ * setting can undo them.
+ */
+const DURABLE = ['-c', 'fsync=on', '-c', 'wal_sync_method=fsync'];
 
 export interface PgliteOptions {
   /** name=value server settings; default PGLITE_SETTINGS. */
@@ -113,8 +121,11 @@ export async function openPglite(dataDir: string | undefined, opts: PgliteOption
   }
   baselineWasmOnly();
   // Given at every start too: a data dir made before these settings keeps its postgresql.conf.
-  const pg = await PGlite.create(dataDir, {
-    startParams: [...PGlite.defaultStartParams, ...settings.flatMap((s) => ['-c', s])],
+  // On disk, each sync PostgreSQL asks for reaches the disk (pglite-durable-fs.ts); in memory, none.
+  // PGlite starts PostgreSQL with -F (fsync off): turned on again last, whatever the settings say.
+  const pg = await PGlite.create({
+    ...(dataDir ? { fs: new DurableNodeFS(dataDir) } : {}),
+    startParams: [...PGlite.defaultStartParams, ...settings.flatMap((s) => ['-c', s]), ...DURABLE],
   });
   const listeners = new Map<string, Set<Notification>>();
   let closed = false;
