@@ -22,9 +22,21 @@ describe('PGlite data dir and settings', () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-pglite-'));
     const dir = path.join(root, 'pglite');
     try {
-      let db = await openPglite(dir);
+      // Every file initdb made is synced to disk before the database opens (initdb ran with fsync off).
+      const synced = new Set<string>();
+      const fsync = fs.fsyncSync;
+      fs.fsyncSync = (fd) => {
+        synced.add(path.basename(fs.readlinkSync(`/proc/self/fd/${fd}`)));
+        fsync(fd);
+      };
+      let db = await openPglite(dir).finally(() => {
+        fs.fsyncSync = fsync;
+      });
       try {
         assert.ok(fs.existsSync(path.join(dir, 'PG_VERSION')));
+        for (const f of ['PG_VERSION', 'postgresql.conf', 'pg_control'])
+          assert.ok(synced.has(f), `${f} synced once initdb made it`);
+        assert.ok(synced.size > 100, `${synced.size} files synced`);
         assert.deepEqual(
           fs.readdirSync(root),
           ['pglite'],

@@ -104,7 +104,31 @@ async function initInChild(dataDir: string, settings: readonly string[]): Promis
   }
   fs.mkdirSync(path.dirname(dataDir), { recursive: true });
   fs.rmSync(dataDir, { recursive: true, force: true }); // empty: it had no PG_VERSION
+  // initdb ran with fsync off, as PGlite runs it: synced here, as PostgreSQL's own initdb syncs
+  // the data dir before it returns, so that the first commits do not rest on unsynced files.
+  syncTree(tmp);
   fs.renameSync(tmp, dataDir);
+  syncTree(path.dirname(dataDir), false);
+}
+
+/** fsyncs every file and directory under `dir` (or only the directory itself). */
+function syncTree(dir: string, deep = true): void {
+  if (deep)
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) syncTree(p);
+      else if (e.isFile()) syncFile(p);
+    }
+  syncFile(dir);
+}
+
+function syncFile(p: string): void {
+  const fd = fs.openSync(p, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /**
