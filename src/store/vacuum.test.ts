@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { BACKENDS, openTestDb, type TestDb } from '../testing/databases.ts';
 import { MerchantClient, basicPayment, startTestGateway, type TestGateway } from '../testing/harness.ts';
 import { Receiver } from '../testing/receiver.ts';
+import { waitUntil } from '../testing/wait.ts';
 import { claimDue } from '../callbacks/store.ts';
 import type { Db, Queryable } from './db.ts';
 import { vacuumDue } from './vacuum.ts';
@@ -22,8 +23,8 @@ interface TableStats {
  * a second unless forced): waits for that report, never for a fixed time.
  */
 async function statsOf(q: Queryable, table: string, ready: (s: TableStats) => boolean): Promise<TableStats> {
-  const end = Date.now() + 20_000;
-  for (;;) {
+  let stats: TableStats | undefined;
+  await waitUntil(`statistics of ${table}`, async () => {
     await q.query('SELECT pg_stat_force_next_flush()');
     const { rows } = await q.query<TableStats>(
       `SELECT n_live_tup::int, n_dead_tup::int, (vacuum_count + autovacuum_count)::int AS vacuum_count,
@@ -31,11 +32,10 @@ async function statsOf(q: Queryable, table: string, ready: (s: TableStats) => bo
        FROM pg_stat_user_tables WHERE relname = $1`,
       [table],
     );
-    if (rows[0] && ready(rows[0])) return rows[0];
-    if (Date.now() > end)
-      throw new Error(`statistics of ${table} never showed what was waited for: ${JSON.stringify(rows[0])}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+    stats = rows[0];
+    return stats !== undefined && ready(stats);
+  });
+  return stats!;
 }
 
 for (const backend of BACKENDS) {
@@ -145,15 +145,15 @@ describe('the embedded database vacuumed by the gateway [pglite]', { skip: !BACK
         assert.equal(paid.statusCode, 200, paid.body);
       }
       const db = t.gw.services.db;
-      const end = Date.now() + 30_000;
-      for (;;) {
-        const { rows } = await db.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM callback_deliveries WHERE status = 'delivered'`,
-        );
-        if (rows[0]!.n === PAYMENTS) break;
-        if (Date.now() > end) throw new Error(`${rows[0]!.n} of ${PAYMENTS} callbacks delivered`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await waitUntil(
+        `all ${PAYMENTS} callbacks delivered`,
+        async () =>
+          (
+            await db.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM callback_deliveries WHERE status = 'delivered'`,
+            )
+          ).rows[0]!.n === PAYMENTS,
+      );
     } catch (err) {
       await t.close(); // a gateway left running would keep the file's process alive
       throw err;
