@@ -10,7 +10,8 @@
 // 1,024 paid payments of one merchant, then of 64, by 64 connections, then as many saved-card
 // charges; AB_OPS_PAYMENTS to change) on each variant.
 // Rounds rotate the order of the variants. AB_ROUNDS (3), AB_DURATION (10 s), BENCH_CONNECTIONS (64). Prints each round, the median, the
-// ratio of each variant to the first, and each variant's peak RSS (VmHWM, every process).
+// ratio of each variant to the first, and each variant's peak RSS (VmHWM, every process; after the
+// lifecycle rounds too).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { SERVER_URL } from '../src/testing/databases.ts';
@@ -194,6 +195,11 @@ try {
       );
     }
   }
+  /** A variant's peak RSS so far (VmHWM of each of its processes). */
+  const peakRss = (name: string) =>
+    peakRssTree(targets.find((t) => t.v.name === name)!.proc.child.pid!)
+      .map((p) => p.peakRssMb)
+      .join('+');
   if (LIFECYCLE_RATE > 0) {
     console.log(
       `\nlifecycle asked ${LIFECYCLE_RATE}/s, ${ROUNDS} alternating rounds of ${process.env.BENCH_DURATION ?? 10} s, median:`,
@@ -201,7 +207,7 @@ try {
     for (const [name, runs] of lifecycleRuns) {
       const m = (f: (c: (typeof runs)[number]) => number) => median(runs.map(f));
       console.log(
-        `${name.padEnd(16)} paid ${m((c) => c.achievedRate)}/s  callback p50 ${m((c) => c.p50)} p99 ${m((c) => c.p99)} ms  create p99 ${m((c) => c.steps.create.p99)}  pay p99 ${m((c) => c.steps.pay.p99)}  get p99 ${m((c) => c.steps.getAfterCallback.p99)} ms  commits/payment ${runs[0]!.commitsPerPayment === null ? '-' : m((c) => c.commitsPerPayment ?? 0)}  rounds ${runs.map((c) => c.achievedRate).join('/')}`,
+        `${name.padEnd(16)} paid ${m((c) => c.achievedRate)}/s  callback p50 ${m((c) => c.p50)} p99 ${m((c) => c.p99)} ms  create p99 ${m((c) => c.steps.create.p99)}  pay p99 ${m((c) => c.steps.pay.p99)}  get p99 ${m((c) => c.steps.getAfterCallback.p99)} ms  commits/payment ${runs[0]!.commitsPerPayment === null ? '-' : m((c) => c.commitsPerPayment ?? 0)}  rounds ${runs.map((c) => c.achievedRate).join('/')}  peak RSS ${peakRss(name)} MB`,
       );
     }
   }
