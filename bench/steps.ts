@@ -16,6 +16,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { waitUntil } from '../src/testing/wait.ts';
 import { ADMIN, NODE_FLAGS, call, createDatabase, merchantHeaders, startGateway } from './run.ts';
 
 export interface StepsOptions {
@@ -105,12 +106,7 @@ export async function measureSteps(o: StepsOptions): Promise<StepCost[][]> {
         while (next < PAYMENTS) await fn(next++);
       }),
     );
-    const deadline = Date.now() + 120_000;
-    while (until && !until()) {
-      if (Date.now() > deadline)
-        throw new Error(`${name}: the callbacks did not all arrive (${callbacks} of ${PAYMENTS})`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    if (until) await waitUntil(`${name}: every callback arrives`, until, 120_000, 10);
     const seconds = (performance.now() - t0) / 1000;
     const load = process.cpuUsage(load0);
     const gatewayUs = processCpuUs(gatewayPid) - gw0;
@@ -152,25 +148,31 @@ export async function measureSteps(o: StepsOptions): Promise<StepCost[][]> {
     );
 
   const rounds: StepCost[][] = [];
-  for (let round = 1; round <= o.rounds; round++) {
-    const withCallback = createAll(called, { callbackUrl });
-    const without = createAll(silent, {});
-    const costs: StepCost[] = [];
-    costs.push(await step('create', withCallback.run));
-    await step('create (no callback URL)', without.run); // not reported: the same as create
-    callbacks = 0;
-    costs.push(await step('pay + its callback', pay(withCallback.ids), () => callbacks >= PAYMENTS));
-    costs.push(await step('pay (no callback)', pay(without.ids)));
-    costs.push(
-      await step('merchant GET', async (i) => ok(await call('GET', `${gw.url}/${withCallback.ids[i]}`, called), 'GET')),
-    );
-    rounds.push(costs);
-    if (o.print !== false) print(o, round, costs);
+  // Stopped whatever happens: a failed step must not leave the gateway (and a test's process) running.
+  try {
+    for (let round = 1; round <= o.rounds; round++) {
+      const withCallback = createAll(called, { callbackUrl });
+      const without = createAll(silent, {});
+      const costs: StepCost[] = [];
+      costs.push(await step('create', withCallback.run));
+      await step('create (no callback URL)', without.run); // not reported: the same as create
+      callbacks = 0;
+      costs.push(await step('pay + its callback', pay(withCallback.ids), () => callbacks >= PAYMENTS));
+      costs.push(await step('pay (no callback)', pay(without.ids)));
+      costs.push(
+        await step('merchant GET', async (i) =>
+          ok(await call('GET', `${gw.url}/${withCallback.ids[i]}`, called), 'GET'),
+        ),
+      );
+      rounds.push(costs);
+      if (o.print !== false) print(o, round, costs);
+    }
+  } finally {
+    receiver.close();
+    await admin?.end();
+    await gw.proc.stop();
+    await db?.drop();
   }
-  receiver.close();
-  await admin?.end();
-  await gw.proc.stop();
-  await db?.drop();
   return rounds;
 }
 
