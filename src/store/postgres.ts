@@ -152,10 +152,19 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
 
   const listeners = new Map<string, Set<Notification>>();
   let listener: pg.Client | null = null;
+  /** The listener's connection under way: one at a time, and close() waits for it. */
+  let connecting: Promise<void> | null = null;
   let closed = false;
   let reconnectTimer: NodeJS.Timeout | null = null;
 
-  async function connectListener(): Promise<void> {
+  function connectListener(): Promise<void> {
+    connecting ??= openListener().finally(() => {
+      connecting = null;
+    });
+    return connecting;
+  }
+
+  async function openListener(): Promise<void> {
     if (closed || listeners.size === 0) return;
     const client = new pg.Client({ connectionString: listenUrl, connectionTimeoutMillis: 5_000 });
     const retry = () => {
@@ -175,12 +184,22 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     });
     try {
       await client.connect();
-      for (const ch of listeners.keys()) await client.query(`LISTEN ${pg.escapeIdentifier(ch)}`);
-      listener = client;
+      // Every channel asked for, those asked while it connected included.
+      const heard = new Set<string>();
+      for (let ch = unheard(heard); ch !== undefined; ch = unheard(heard)) {
+        await client.query(`LISTEN ${pg.escapeIdentifier(ch)}`);
+        heard.add(ch);
+      }
+      // Closed while it connected (an event stream opened as the gateway stopped): a client kept
+      // now would hold its connection, and the process, open for ever.
+      if (closed) await client.end();
+      else listener = client;
     } catch {
       retry();
     }
   }
+
+  const unheard = (heard: Set<string>) => [...listeners.keys()].find((ch) => !heard.has(ch));
 
   async function run<R>(fn: () => Promise<R>): Promise<R> {
     try {
@@ -365,6 +384,9 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     async close() {
       closed = true;
       if (reconnectTimer) clearTimeout(reconnectTimer);
+      // A connection under way ends itself once it sees `closed` (pg's end() during a connect
+      // would leave that connect unsettled); at most connectionTimeoutMillis.
+      await connecting;
       await listener?.end().catch(() => {});
       await Promise.all(ownPools.map((p) => p.end()));
       await pool.end();
