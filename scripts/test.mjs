@@ -234,7 +234,12 @@ async function runFiles(list, concurrency) {
       // file that computes from one that waits. The PostgreSQL server's CPU is not in it.
       // compile-once.mjs: Fastify's schema compilations reused between the apps a file builds.
       // KARIBCHE_TEST_NODE_ARGS: more options for the files' processes, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`.
+      // A young generation of 3 × 64 MB (V8's default: 3 × 16): fewer scavenges of the short-lived
+      // objects a test process makes by the million. Four in-process files, 2 alternating rounds:
+      // 84.4 → 80.5 s of CPU (hostile input −8 %, the model −4 %); for these processes only, not
+      // for the gateways they start (those run as `npm start` runs them).
       const once = [
+        '--max-semi-space-size=64',
         ...(process.env.KARIBCHE_TEST_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
         '--import',
         path.join(root, 'src/testing/compile-once.mjs'),
