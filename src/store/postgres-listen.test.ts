@@ -17,6 +17,13 @@ describePostgres('the LISTEN connection and close() [postgres]', () => {
   });
   after(() => t.drop());
 
+  /** A Db of its own on the test database whose connections carry `name`. */
+  function openNamed(name: string) {
+    const url = new URL(t.url!);
+    url.searchParams.set('application_name', name);
+    return openPostgres(url.toString(), { poolSize: 1 });
+  }
+
   /** Connections to the server that carry `name` (each Db below names its own). */
   async function connectionsNamed(name: string): Promise<number> {
     const c = new pg.Client({ connectionString: t.url! });
@@ -35,9 +42,7 @@ describePostgres('the LISTEN connection and close() [postgres]', () => {
   it('close() while the listener connects leaves no connection behind (20 races, 0–4 ms apart)', async () => {
     for (let i = 0; i < 20; i++) {
       const name = `listen-race-${process.pid}-${i}`;
-      const url = new URL(t.url!);
-      url.searchParams.set('application_name', name);
-      const db = await openPostgres(url.toString(), { poolSize: 1 });
+      const db = await openNamed(name);
       const listening = db.listen('karibche_listen_race', () => {}).catch((err: unknown) => err);
       await new Promise((r) => setTimeout(r, i % 5));
       await db.close();
@@ -52,9 +57,7 @@ describePostgres('the LISTEN connection and close() [postgres]', () => {
 
   it('two channels asked for at once share one connection, both heard, both ended with the Db', async () => {
     const name = `listen-two-${process.pid}`;
-    const url = new URL(t.url!);
-    url.searchParams.set('application_name', name);
-    const db = await openPostgres(url.toString(), { poolSize: 1 });
+    const db = await openNamed(name);
     const heard: string[] = [];
     await Promise.all([
       db.listen('karibche_listen_a', (p) => heard.push(`a:${p}`)),
@@ -73,9 +76,7 @@ describePostgres('the LISTEN connection and close() [postgres]', () => {
 
   it('a listener connected before close() hears, then ends with the Db', async () => {
     const name = `listen-close-${process.pid}`;
-    const url = new URL(t.url!);
-    url.searchParams.set('application_name', name);
-    const db = await openPostgres(url.toString(), { poolSize: 1 });
+    const db = await openNamed(name);
     const heard: string[] = [];
     await db.listen('karibche_listen_race', (payload) => heard.push(payload));
     await t.db.query(`SELECT pg_notify('karibche_listen_race', 'hello')`);
