@@ -15,9 +15,9 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 process.chdir(root);
 
 /** A file whose last run took less than this shares its process with other small files (planUnits). */
-const SMALL_FILE_SECONDS = 20;
+const SMALL_FILE_SECONDS = 35;
 /** How much of the last run's time the files of one shared process add up to, at most. */
-const GROUP_SECONDS = 60;
+const GROUP_SECONDS = 90;
 /** A file with this line runs in a process of its own whatever its time (it changes the process: cwd, env). */
 const OWN_PROCESS_MARK = '// test-runner: own process';
 
