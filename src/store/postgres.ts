@@ -184,12 +184,9 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     });
     try {
       await client.connect();
-      // Every channel asked for, those asked while it connected included.
-      const heard = new Set<string>();
-      for (let ch = unheard(heard); ch !== undefined; ch = unheard(heard)) {
-        await client.query(`LISTEN ${pg.escapeIdentifier(ch)}`);
-        heard.add(ch);
-      }
+      // Every channel asked for, those asked while it connects included: a Map's iteration sees
+      // the keys added before it ends, and nothing is awaited between its end and `listener = client`.
+      for (const ch of listeners.keys()) await client.query(`LISTEN ${pg.escapeIdentifier(ch)}`);
       // Closed while it connected (an event stream opened as the gateway stopped): a client kept
       // now would hold its connection, and the process, open for ever.
       if (closed) await client.end();
@@ -198,8 +195,6 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       retry();
     }
   }
-
-  const unheard = (heard: Set<string>) => [...listeners.keys()].find((ch) => !heard.has(ch));
 
   async function run<R>(fn: () => Promise<R>): Promise<R> {
     try {
