@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { BACKENDS } from '../testing/databases.ts';
 import { basicPayment, useGateway } from '../testing/harness.ts';
 import { STATUS, STATUSES, TRANSITIONS, canTransition } from './state-machine.ts';
+import type { Queryable } from '../store/db.ts';
 import { moveOne } from './store.ts';
 
 for (const backend of BACKENDS) {
@@ -58,6 +59,44 @@ for (const backend of BACKENDS) {
         [id],
       );
       assert.deepEqual(rows[0], { status: 'Created', event_seq: 0 });
+    });
+
+    // The check is compiled from payment_transitions (migration 021): it must follow the table.
+    it('checks transitions against payment_transitions as it is: a change is followed at once, a rollback restores it', async () => {
+      const id = await created();
+      const move = (q: Queryable, to: string) =>
+        q.query(`UPDATE payments SET status = $2, event_seq = event_seq + 1 WHERE pay_id = $1`, [id, to]);
+      const inTx = (f: (q: Queryable) => Promise<unknown>) =>
+        db()
+          .tx(async (q) => {
+            await f(q);
+            throw new Error('roll back');
+          })
+          .catch((err: Error) => err.message);
+      // Declared inside the transaction: the next status change already passes the check (it is
+      // then refused at commit for its missing event, which this rollback never reaches).
+      assert.equal(
+        await inTx(async (q) => {
+          await q.query(`INSERT INTO payment_transitions (from_status, to_status) VALUES ('Created', 'Succeeded')`);
+          await move(q, 'Succeeded');
+        }),
+        'roll back',
+      );
+      // Removed inside the transaction: a declared move is refused at once.
+      assert.match(
+        await inTx(async (q) => {
+          await q.query(`DELETE FROM payment_transitions WHERE from_status = 'Created' AND to_status = 'Expired'`);
+          await move(q, 'Expired');
+        }),
+        /undeclared payment transition Created -> Expired/,
+      );
+      // Both rolled back: the check is the table's again.
+      await assert.rejects(move(db(), 'Succeeded'), /undeclared payment transition Created -> Succeeded/);
+      await assert.rejects(
+        db().tx(async (q) => move(q, 'Expired')),
+        /has no event/,
+        'Created -> Expired is declared again (refused only for its missing event)',
+      );
     });
 
     it('moves a status only along a declared transition, from the status the caller saw, with its event', async () => {

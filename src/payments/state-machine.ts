@@ -1,5 +1,6 @@
 // The payment state machine of SPEC 6, declared once. The database holds the same table
-// (payment_transitions, migration 006) and refuses any other move; a test keeps the two equal.
+// (payment_transitions, migration 006) and refuses any other move — through a check compiled from
+// that table and rebuilt whenever it changes (migration 021); a test keeps the two equal.
 // moveStatus() in store.ts is the only code that changes a status, and it checks here first.
 
 export const STATUS = {
