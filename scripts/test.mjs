@@ -172,6 +172,8 @@ process.exit(status || (over.length ? 1 : 0));
 function typecheckBeside() {
   const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const child = spawn('nice', ['-n', '19', process.execPath, tsc, '--noEmit'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // A run cut short (Ctrl-C, or killed) takes its typecheck with it.
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
