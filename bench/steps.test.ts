@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { BACKENDS } from '../src/testing/databases.ts';
 import { measureSteps } from './steps.ts';
 
-const STEPS = ['create', 'pay + its callback', 'pay (no callback)', 'merchant GET'];
+const STEPS = ['create', 'pay + its callback', 'pay (no callback)', 'merchant GET', 'refund (no callback)'];
 
 describe('bench/steps.ts', () => {
   for (const backend of BACKENDS) {

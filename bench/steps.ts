@@ -7,7 +7,9 @@
 // having arrived) all merchant GETs — and reads each process's CPU time (/proc) around the step.
 // Pays run twice: for payments with a callback URL (the callback's sending and recording count
 // with the pay) and for payments of a merchant without one, so that the callback's share is their
-// difference. The first round warms the code up (JIT, caches, pools); STEPS_ROUNDS (2) rounds.
+// difference. Then each paid payment of the merchant without callbacks is refunded in full: a
+// refund's own cost (two status changes and the acquirer's answer, as a pay). The first round
+// warms the code up (JIT, caches, pools); STEPS_ROUNDS (2) rounds.
 // The gateway is `npm start`'s build with its node flags, one worker, on a throwaway database
 // (STEPS_BUNDLE: another build of src/main.ts, as the test suite's); STEPS_OUT writes the rounds as JSON.
 import { execFileSync } from 'node:child_process';
@@ -162,6 +164,12 @@ export async function measureSteps(o: StepsOptions): Promise<StepCost[][]> {
       costs.push(
         await step('merchant GET', async (i) =>
           ok(await call('GET', `${gw.url}/${withCallback.ids[i]}`, called), 'GET'),
+        ),
+      );
+      // A full refund of each paid payment of the merchant without callbacks: the refund's own cost.
+      costs.push(
+        await step('refund (no callback)', async (i) =>
+          ok(await call('POST', `${gw.url}/${without.ids[i]}/cancel`, silent, '{}'), 'refund'),
         ),
       );
       rounds.push(costs);

@@ -216,10 +216,16 @@ export async function seedPgliteDataDir(dataDir: string, opts: { migrated?: bool
  * (copied from a template), as every gateway start would apply them; without, empty, for the
  * tests of the migrator and of a first start.
  */
-export async function openTestDb(backend: Backend, opts: { migrated?: boolean } = {}): Promise<TestDb> {
+export async function openTestDb(
+  backend: Backend,
+  opts: { migrated?: boolean; settings?: Record<string, string> } = {},
+): Promise<TestDb> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-test-'));
+  const settings = Object.entries(opts.settings ?? {});
   if (backend === 'pglite') {
     const db = await openPglite(await seedPgliteDataDir(dataDir, opts));
+    // PGlite's one session is every connection there is.
+    for (const [name, value] of settings) await db.query(`SET ${name} = ${pg.escapeLiteral(value)}`);
     const testDb: TestDb = {
       db,
       url: null,
@@ -241,6 +247,9 @@ export async function openTestDb(backend: Backend, opts: { migrated?: boolean } 
   await admin.connect();
   try {
     await admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
+    // The database's defaults: every connection the pool opens from now on starts with them.
+    for (const [setting, value] of settings)
+      await admin.query(`ALTER DATABASE ${name} SET ${setting} = ${pg.escapeLiteral(value)}`);
   } finally {
     await admin.end();
   }

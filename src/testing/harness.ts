@@ -30,10 +30,15 @@ export interface TestGateway {
 export async function startTestGateway(
   backend: Backend,
   env: Record<string, string> = {},
-  opts: { background?: boolean; logStream?: { write(line: string): void } } = {},
+  opts: {
+    background?: boolean;
+    logStream?: { write(line: string): void };
+    /** Settings every session of the test database starts with (e.g. a planner setting). */
+    dbSettings?: Record<string, string>;
+  } = {},
 ): Promise<TestGateway> {
   // Migrated from a template: the gateway's own migrate() then finds nothing to apply.
-  const testDb = await openTestDb(backend, { migrated: true });
+  const testDb = await openTestDb(backend, { migrated: true, settings: opts.dbSettings });
   const config = loadConfig({
     KARIBCHE_MODE: 'sandbox',
     KARIBCHE_DATA_DIR: testDb.dataDir,
