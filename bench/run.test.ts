@@ -10,6 +10,19 @@ import { promisify } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { SERVER_URL } from '../src/testing/databases.ts';
 import { POSTGRES_SKIP } from '../src/testing/postgres-only.ts';
+import { lifecycleRates } from './run.ts';
+
+describe('the lifecycle rates asked', () => {
+  it('are payments a second, or shares of the run’s floor', () => {
+    assert.deepEqual(lifecycleRates('0.05x,0.1x,0.15x', 8_685), [434, 869, 1_303]);
+    assert.deepEqual(lifecycleRates('200, 400,.5x', 1_000), [200, 400, 500]);
+  });
+  it('refuse a share without a floor, and what is neither', () => {
+    assert.throws(() => lifecycleRates('0.15x', 0), /0\.15x: a share of the floor, and this run measured no floor/);
+    assert.throws(() => lifecycleRates('400,fast', 8_685), /lifecycle rate fast: payments a second/);
+    assert.throws(() => lifecycleRates('0', 8_685), /lifecycle rate 0:/);
+  });
+});
 
 // The benchmark measures PostgreSQL, so it runs where that backend is under test.
 describe('benchmark script', () => {

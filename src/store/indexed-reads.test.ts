@@ -18,6 +18,11 @@ import {
   type TestGateway,
 } from '../testing/harness.ts';
 import { Receiver } from '../testing/receiver.ts';
+import { AuthFailures } from '../api/auth-failures.ts';
+import { IDEMPOTENCY, releasePendingClaims } from '../idempotency/once.ts';
+import { pruneKeys } from '../idempotency/store.ts';
+import { reconcile } from '../payments/reconciler.ts';
+import { pruneRequests } from '../requests/store.ts';
 
 /**
  * Tables that do not grow with the payments — configuration and operators' records, a few rows
@@ -84,7 +89,7 @@ for (const backend of BACKENDS) {
       await t.testDb.drop(); // the gateway stopped in the test
     });
 
-    it('creates, pays, refunds, voids, completes, charges a saved card, calls back and reads without a sequential scan of a growing table', async () => {
+    it('creates, pays, refunds, voids, completes, charges a saved card, calls back, reads, sweeps and scrapes without a sequential scan of a growing table', async () => {
       const ok = (res: { statusCode: number; body: string }, what: string) =>
         assert.equal(res.statusCode, 200, `${what}: ${res.body}`);
 
@@ -114,6 +119,17 @@ for (const backend of BACKENDS) {
       ok(await m.get('/v1/gateway/events?limit=2'), 'events feed');
       await t.gw.services.callbacks.drain();
       assert.ok(rx.received.length >= 4, `callbacks received: ${rx.received.length}`);
+      // What every gateway runs every second or minute whatever the traffic (src/background.ts),
+      // the request log's pruning, and an operator's metrics scrape: a sweep that reads a growing
+      // table whole costs more each day.
+      const s = t.gw.services;
+      await s.sweeper.sweep();
+      await reconcile(s);
+      await releasePendingClaims(s.db);
+      await new AuthFailures(s.db, s.clock, s.config.authFailureLimit, s.config.authFailureWindowSeconds).prune();
+      await pruneKeys(s.db, new Date(s.clock.nowMs() - IDEMPOTENCY.retentionMs));
+      await pruneRequests(s.db, [m.credentials.clientId], 10);
+      ok(await t.app.inject({ method: 'GET', url: '/metrics' }), 'metrics');
 
       const { rows } = await t.gw.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payments');
       const counts = await countsAfterStop(t);
