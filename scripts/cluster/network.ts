@@ -1,6 +1,7 @@
 // The hosts' network: one namespace per host, joined to one bridge by a veth pair. Built and torn
 // down with iproute2 only; a partition is the host's link taken down (tc netem is not available).
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import type { Host, Topology } from './topology.ts';
 
 function ip(...args: string[]): string {
@@ -23,13 +24,29 @@ export function namespaces(): string[] {
     .filter(Boolean);
 }
 
+/**
+ * No IPv6 on an interface this cluster adds to the machine's own namespace (before it comes up):
+ * every address added or removed there is a network change to every program of the machine, and
+ * Chromium fails the requests it is connecting at that moment with ERR_NETWORK_CHANGED — a
+ * browser test running beside the failover test failed so (CI, 2026-11-29). IPv6 gave each of
+ * these links a link-local address when it came up and took it away when it went down: 16 changes
+ * per cluster, spread over seconds, instead of the bridge's one IPv4 address added and removed.
+ * The cluster speaks IPv4 only.
+ */
+function withoutIpv6(dev: string): void {
+  const knob = `/proc/sys/net/ipv6/conf/${dev}/disable_ipv6`;
+  if (fs.existsSync(knob)) fs.writeFileSync(knob, '1');
+}
+
 export function createNetwork(t: Topology): void {
   ip('link', 'add', t.bridge, 'type', 'bridge');
+  withoutIpv6(t.bridge);
   ip('addr', 'add', `${t.bridgeIp}/24`, 'dev', t.bridge);
   ip('link', 'set', t.bridge, 'up');
   for (const h of t.hosts) {
     ip('netns', 'add', h.ns);
     ip('link', 'add', h.veth, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', h.ns);
+    withoutIpv6(h.veth);
     ip('link', 'set', h.veth, 'master', t.bridge);
     ip('link', 'set', h.veth, 'up');
     ip('-n', h.ns, 'addr', 'add', `${h.ip}/24`, 'dev', 'eth0');
