@@ -74,6 +74,25 @@ async function countsAfterStop(t: TestGateway): Promise<Counts> {
   }
 }
 
+/**
+ * Foreign keys whose referencing columns lead no index: deleting or re-keying a referenced row then
+ * reads the referencing table whole, once per row (a sandbox reset did, for four of them).
+ */
+const UNINDEXED_FOREIGN_KEYS = `
+  SELECT c.conrelid::regclass::text || ' (' || (
+           SELECT string_agg(a.attname, ', ' ORDER BY k.i)
+           FROM unnest(c.conkey) WITH ORDINALITY AS k(attnum, i)
+           JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum
+         ) || ') → ' || c.confrelid::regclass::text AS fk
+  FROM pg_constraint c
+  WHERE c.contype = 'f'
+    AND NOT EXISTS (
+      SELECT 1 FROM pg_index x
+      WHERE x.indrelid = c.conrelid
+        AND (x.indkey::int2[])[0:cardinality(c.conkey) - 1] @> c.conkey
+        AND (x.indkey::int2[])[0:cardinality(c.conkey) - 1] <@ c.conkey)
+  ORDER BY 1`;
+
 for (const backend of BACKENDS) {
   describe(`every read of a payment's life goes through an index [${backend}]`, () => {
     let t: TestGateway;
@@ -89,7 +108,15 @@ for (const backend of BACKENDS) {
       await t.testDb.drop(); // the gateway stopped in the test
     });
 
-    it('creates, pays, refunds, voids, completes, charges a saved card, calls back, reads, sweeps and scrapes without a sequential scan of a growing table', async () => {
+    it('every foreign key leads an index of its table', async () => {
+      const { rows } = await t.gw.services.db.query<{ fk: string }>(UNINDEXED_FOREIGN_KEYS);
+      assert.deepEqual(
+        rows.map((r) => r.fk),
+        [],
+      );
+    });
+
+    it('creates, pays, refunds, voids, completes, charges a saved card, calls back, reads, sweeps, scrapes and resets without a sequential scan of a growing table', async () => {
       const ok = (res: { statusCode: number; body: string }, what: string) =>
         assert.equal(res.statusCode, 200, `${what}: ${res.body}`);
 
@@ -132,6 +159,10 @@ for (const backend of BACKENDS) {
       ok(await t.app.inject({ method: 'GET', url: '/metrics' }), 'metrics');
 
       const { rows } = await t.gw.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payments');
+      // Last, the merchant's sandbox reset: it deletes what all of the above left, payment by payment.
+      const reset = await m.post('/sandbox/v1/reset', {});
+      ok(reset, 'sandbox reset');
+      assert.equal(reset.json().deleted.payments, rows[0]!.n);
       const counts = await countsAfterStop(t);
       // The counts are whole: every payment inserted above is in them (a session not published would be missing).
       assert.equal(counts.get('payments')?.ins, rows[0]!.n, 'payments counted');
