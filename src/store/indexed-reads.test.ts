@@ -116,7 +116,7 @@ for (const backend of BACKENDS) {
       );
     });
 
-    it('creates, pays, refunds, voids, completes, charges a saved card, calls back, reads, sweeps, scrapes and resets without a sequential scan of a growing table', async () => {
+    it('creates, pays, refunds, voids, completes, charges a saved card, calls back, reads, searches, sweeps, scrapes and resets without a sequential scan of a growing table', async () => {
       const ok = (res: { statusCode: number; body: string }, what: string) =>
         assert.equal(res.statusCode, 200, `${what}: ${res.body}`);
 
@@ -144,6 +144,14 @@ for (const backend of BACKENDS) {
       ok(await t.admin('POST', `/sandbox/v1/payments/${declined}/simulate`, { card: '4000000000000002' }), 'decline');
       for (const id of [paid, held, voided, challenged, declined]) ok(await m.getPayment(id), 'GET');
       ok(await m.get('/v1/gateway/events?limit=2'), 'events feed');
+      for (const qs of [
+        '',
+        'status=Succeeded',
+        'merchantPaymentId=o-1',
+        'minAmount=1&maxAmount=20',
+        'currency=GEL&limit=2',
+      ])
+        ok(await m.get(`/v1/gateway/payments?${qs}`), `search ${qs}`);
       await t.gw.services.callbacks.drain();
       assert.ok(rx.received.length >= 4, `callbacks received: ${rx.received.length}`);
       // What every gateway runs every second or minute whatever the traffic (src/background.ts),
