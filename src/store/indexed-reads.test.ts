@@ -4,7 +4,8 @@
 // its statistics after the walk below lacks an index some path needs. One did: the sandbox
 // acquirer looked up authorisations by transaction id at every refund, void and capture, reading
 // the whole table (1.2–1.5 ms of PostgreSQL's CPU per refund at 12,000 authorisations; migration
-// 022 indexed it).
+// 022 indexed it). A sandbox reset read four tables whole per row it deleted, their foreign keys
+// having no index (migration 023; 214 ms against 16–28 ms beside 50,000 other payments).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
