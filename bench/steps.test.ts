@@ -5,7 +5,14 @@ import { describe, it } from 'node:test';
 import { BACKENDS } from '../src/testing/databases.ts';
 import { measureSteps } from './steps.ts';
 
-const STEPS = ['create', 'pay + its callback', 'pay (no callback)', 'merchant GET', 'refund (no callback)'];
+const STEPS = [
+  'create',
+  'pay + its callback',
+  'pay (no callback)',
+  'merchant GET',
+  'refund (no callback)',
+  'saved-card charge',
+];
 
 describe('bench/steps.ts', () => {
   for (const backend of BACKENDS) {

@@ -8,7 +8,8 @@
 // Pays run twice: for payments with a callback URL (the callback's sending and recording count
 // with the pay) and for payments of a merchant without one, so that the callback's share is their
 // difference. Then each paid payment of the merchant without callbacks is refunded in full: a
-// refund's own cost (two status changes and the acquirer's answer, as a pay). The first round
+// refund's own cost (two status changes and the acquirer's answer, as a pay); and one charge of a
+// saved card per payment, on cards saved beforehand. The first round
 // warms the code up (JIT, caches, pools); STEPS_ROUNDS (2) rounds.
 // The gateway is `npm start`'s build with its node flags, one worker, on a throwaway database
 // (STEPS_BUNDLE: another build of src/main.ts, as the test suite's); STEPS_OUT writes the rounds as JSON.
@@ -95,6 +96,10 @@ export async function measureSteps(o: StepsOptions): Promise<StepCost[][]> {
     ...json,
   };
   const silent = { ...(await merchantHeaders(gw.base, 'Steps without callbacks')), ...json };
+  const saver = {
+    ...(await merchantHeaders(gw.base, 'Steps with saved cards', { saveCardEnabled: true })),
+    ...json,
+  };
 
   /** Runs `fn` for every payment index with CONCURRENCY at once; the CPU each process spent. */
   async function step(name: string, fn: (i: number) => Promise<void>, until?: () => boolean): Promise<StepCost> {
@@ -170,6 +175,31 @@ export async function measureSteps(o: StepsOptions): Promise<StepCost[][]> {
       costs.push(
         await step('refund (no callback)', async (i) =>
           ok(await call('POST', `${gw.url}/${without.ids[i]}/cancel`, silent, '{}'), 'refund'),
+        ),
+      );
+      // A charge of a saved card per payment (`POST /payments/execution`, the merchant's server
+      // alone): the cards saved by payments made and paid beforehand, not measured.
+      const saving = createAll(saver, { saveCard: true });
+      await step('create (saving a card)', saving.run);
+      await step('pay (saving a card)', pay(saving.ids));
+      const recIds: string[] = [];
+      await step('read the saved cards', async (i) => {
+        const res = await call('GET', `${gw.url}/${saving.ids[i]}`, saver);
+        ok(res, 'GET');
+        recIds[i] = res.json<{ recurringCard: { recId: string } }>().recurringCard.recId;
+      });
+      const charge = JSON.stringify({ money: { amount: '1.00', currency: 'GEL' } });
+      costs.push(
+        await step('saved-card charge', async (i) =>
+          ok(
+            await call(
+              'POST',
+              `${gw.url}/execution`,
+              saver,
+              `{"recId":${JSON.stringify(recIds[i])},${charge.slice(1)}`,
+            ),
+            'charge',
+          ),
         ),
       );
       rounds.push(costs);
