@@ -11,7 +11,7 @@ import { vacuumDue } from './store/vacuum.ts';
 /** Housekeeping (pruning expired rows) runs this often. */
 const HOUSEKEEPING_MS = 60_000;
 
-interface Job {
+export interface Job {
   name: string;
   everyMs: number;
   run(): Promise<unknown>;
@@ -44,10 +44,11 @@ function every(s: Services, job: Job): { stop(): Promise<void> } {
   };
 }
 
-export function startBackground(s: Services): { stop(): Promise<void> } {
+/** The jobs every gateway process runs on its timers (exported so that a test can run each once). */
+export function backgroundJobs(s: Services): Job[] {
   const failures = new AuthFailures(s.db, s.clock, s.config.authFailureLimit, s.config.authFailureWindowSeconds);
   const tick = s.config.sweepIntervalMs;
-  const jobs = [
+  return [
     { name: 'clock', everyMs: tick, run: () => s.sharedClock.refresh() },
     { name: 'expiry', everyMs: tick, run: () => s.sweeper.sweep() },
     { name: 'reconcile', everyMs: tick, run: () => reconcile(s) },
@@ -73,7 +74,11 @@ export function startBackground(s: Services): { stop(): Promise<void> } {
           },
         ]
       : []),
-  ].map((job) => every(s, job));
+  ];
+}
+
+export function startBackground(s: Services): { stop(): Promise<void> } {
+  const jobs = backgroundJobs(s).map((job) => every(s, job));
   return {
     async stop() {
       await Promise.all(jobs.map((j) => j.stop()));

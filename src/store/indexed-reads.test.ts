@@ -19,10 +19,7 @@ import {
   type TestGateway,
 } from '../testing/harness.ts';
 import { Receiver } from '../testing/receiver.ts';
-import { AuthFailures } from '../api/auth-failures.ts';
-import { IDEMPOTENCY, releasePendingClaims } from '../idempotency/once.ts';
-import { pruneKeys } from '../idempotency/store.ts';
-import { reconcile } from '../payments/reconciler.ts';
+import { backgroundJobs } from '../background.ts';
 import { pruneRequests } from '../requests/store.ts';
 
 /**
@@ -158,13 +155,8 @@ for (const backend of BACKENDS) {
       // What every gateway runs every second or minute whatever the traffic (src/background.ts),
       // the request log's pruning, and an operator's metrics scrape: a sweep that reads a growing
       // table whole costs more each day.
-      const s = t.gw.services;
-      await s.sweeper.sweep();
-      await reconcile(s);
-      await releasePendingClaims(s.db);
-      await new AuthFailures(s.db, s.clock, s.config.authFailureLimit, s.config.authFailureWindowSeconds).prune();
-      await pruneKeys(s.db, new Date(s.clock.nowMs() - IDEMPOTENCY.retentionMs));
-      await pruneRequests(s.db, [m.credentials.clientId], 10);
+      for (const job of backgroundJobs(t.gw.services)) await job.run();
+      await pruneRequests(t.gw.services.db, [m.credentials.clientId], 10);
       ok(await t.app.inject({ method: 'GET', url: '/metrics' }), 'metrics');
 
       const { rows } = await t.gw.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM payments');
