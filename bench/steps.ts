@@ -68,6 +68,8 @@ export interface StepCost {
   gatewayUs: number;
   postgresUs: number | null;
   loadUs: number;
+  /** The step's window on the machine's monotonic clock (µs, as a V8 CPU profile's timestamps). */
+  window: [number, number];
 }
 
 /** Each round's costs, step by step. */
@@ -107,6 +109,7 @@ export async function measureSteps(o: StepsOptions): Promise<StepCost[][]> {
     const gw0 = processCpuUs(gatewayPid);
     const load0 = process.cpuUsage();
     const t0 = performance.now();
+    const from = Number(process.hrtime.bigint() / 1000n);
     let next = 0;
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
@@ -126,6 +129,7 @@ export async function measureSteps(o: StepsOptions): Promise<StepCost[][]> {
       gatewayUs: per(gatewayUs),
       postgresUs: admin ? per(postgresUs) : null,
       loadUs: per(load.user + load.system),
+      window: [from, Number(process.hrtime.bigint() / 1000n)],
     };
   }
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { ConfigError } from '../config.ts';
 import type { Db, Notification, Queryable, QueryResult } from './db.ts';
+import { runStatement } from './pg-statement.ts';
 import {
   DatabaseUnavailableError,
   firstFailure,
@@ -34,17 +35,6 @@ function statementName(
     if (statementNames.size < 10_000) statementNames.set(sql, name);
   }
   return name;
-}
-
-/** A statement with pg's client-side deadline (`query_timeout`: pg supports it, its types omit it). */
-function statement(
-  text: string,
-  params: readonly unknown[] | undefined,
-  name: string | undefined,
-  timeoutMs: number | undefined,
-): pg.QueryConfig {
-  const config = { text, values: params as unknown[] | undefined, name, query_timeout: timeoutMs };
-  return config;
 }
 
 /** `auto`: named unless `url` turns out to lead to a connection pooler rather than to PostgreSQL. */
@@ -252,7 +242,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     notifyOnCommit,
     async query<R>(sql: string, params?: readonly unknown[], name?: string) {
       if (together) corkForThisTurn(client);
-      const res = await client.query(statement(sql, params, nameFor(sql, params, name), limit));
+      const res = await runStatement(client, sql, params, nameFor(sql, params, name), limit);
       return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 } satisfies QueryResult<R>;
     },
     async exec(sql: string) {
@@ -275,14 +265,14 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
           // BEGIN leaves with the transaction's first statements (one write, pipelined): a round
           // trip saved per transaction. Should BEGIN fail, so do they, and its error is the one thrown.
           corkForThisTurn(client);
-          const begin = client.query(statement('BEGIN', undefined, undefined, limit));
+          const begin = runStatement(client, 'BEGIN', undefined, undefined, limit);
           begin.catch(() => {});
           try {
             const work = fn(onClient(client, limit, notes.notifyOnCommit, true));
             await Promise.allSettled([begin, work]);
             await begin;
             const result = await work;
-            await client.query(statement('COMMIT', undefined, undefined, limit));
+            await runStatement(client, 'COMMIT', undefined, undefined, limit);
             notes.tellAll();
             return result;
           } catch (err) {
@@ -307,7 +297,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
         leased(async (client) => {
           const notes = heldUntilCommit(tell);
           const q = onClient(client, deadline, notes.notifyOnCommit);
-          const control = (sql: string) => client.query(statement(sql, undefined, undefined, deadline));
+          const control = (sql: string) => runStatement(client, sql, undefined, undefined, deadline);
           const stream = client.connection.stream;
           stream.cork();
           let begin: Promise<pg.QueryResult>;

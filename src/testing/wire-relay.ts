@@ -10,6 +10,8 @@ import { openTestDb } from './databases.ts';
 export interface Relay {
   url: string;
   writes: () => number;
+  /** PostgreSQL's messages of a type (its letter: 'T' a RowDescription) relayed while counting. */
+  answered: (type: string) => number;
   count(on: boolean): void;
   close(): Promise<void>;
 }
@@ -42,6 +44,7 @@ export async function onTestPostgres(
 export async function relay(target: URL): Promise<Relay> {
   let counting = false;
   let writes = 0;
+  const answers = new Map<string, number>();
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     const upstream = net.connect(Number(target.port || 5432), target.hostname);
@@ -50,7 +53,19 @@ export async function relay(target: URL): Promise<Relay> {
       if (counting) writes++;
       upstream.write(chunk);
     });
-    upstream.on('data', (chunk) => client.write(chunk));
+    // The server's messages, split by their type byte and length (a message may span chunks).
+    let pending = Buffer.alloc(0);
+    upstream.on('data', (chunk) => {
+      client.write(chunk);
+      pending = Buffer.concat([pending, chunk]);
+      while (pending.length >= 5) {
+        const size = 1 + pending.readInt32BE(1);
+        if (pending.length < size) break;
+        const type = String.fromCharCode(pending[0]!);
+        if (counting) answers.set(type, (answers.get(type) ?? 0) + 1);
+        pending = pending.subarray(size);
+      }
+    });
     const end = () => {
       client.destroy();
       upstream.destroy();
@@ -66,6 +81,7 @@ export async function relay(target: URL): Promise<Relay> {
   return {
     url: url.toString(),
     writes: () => writes,
+    answered: (type) => answers.get(type) ?? 0,
     count(on) {
       counting = on;
     },
