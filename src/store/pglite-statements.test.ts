@@ -41,6 +41,23 @@ async function callsDuring(pg: PGlite, fn: () => Promise<unknown>): Promise<numb
   return calls;
 }
 
+/** The Describe messages sent into PostgreSQL while `fn` runs (a message: its type, its length). */
+async function describesDuring(pg: PGlite, fn: () => Promise<unknown>): Promise<number> {
+  const original = pg.execProtocolRawStream;
+  let describes = 0;
+  pg.execProtocolRawStream = (message, ...rest) => {
+    const view = Buffer.from(message.buffer, message.byteOffset, message.byteLength);
+    for (let at = 0; at < view.length; at += 1 + view.readInt32BE(at + 1)) if (view[at] === 0x44) describes++; // 'D'
+    return original.call(pg, message, ...rest);
+  };
+  try {
+    await fn();
+  } finally {
+    pg.execProtocolRawStream = original;
+  }
+  return describes;
+}
+
 const prepared = async (pg: PGlite) =>
   (await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_statements')).rows[0]!.n;
 
@@ -94,6 +111,24 @@ describe('PGlite statements in one call', () => {
     assert.equal(await callsDuring(pg, () => locked(() => run(sql, [2, null]))), 1);
     assert.equal(await prepared(pg), before + 1, 'one named statement for the three executions');
     assert.equal(await callsDuring(pg, () => locked(() => run('SELECT 1'))), 1, 'no parameters: one call');
+  });
+
+  it('describes a named statement’s result when it prepares it, not at each execution', async () => {
+    const sql = 'SELECT id, note, $2::int AS k FROM t WHERE id = $1';
+    assert.equal(await describesDuring(pg, () => locked(() => run(sql, [1, 7]))), 1, 'the statement, once');
+    assert.equal(await describesDuring(pg, () => locked(() => run(sql, [1, 8]))), 0);
+    assert.deepEqual((await locked(() => run(sql, [1, 9]))).rows, (await pg.query(sql, [1, 9])).rows);
+    assert.equal(await describesDuring(pg, () => locked(() => run('SELECT 1 AS one'))), 1, 'unnamed: each time');
+    // Its columns cannot change under it: PostgreSQL refuses the statement once the table has.
+    await pg.exec('CREATE TABLE reshaped (n int)');
+    await pg.exec('INSERT INTO reshaped VALUES (1)');
+    const star = 'SELECT * FROM reshaped WHERE n = $1';
+    assert.deepEqual((await locked(() => run(star, [1]))).rows, [{ n: 1 }]);
+    await pg.exec("ALTER TABLE reshaped ADD COLUMN label text DEFAULT 'new'");
+    await assert.rejects(
+      locked(() => run(star, [1])),
+      /cached plan must not change result type/,
+    );
   });
 
   it('leaves statements with many parameters (batches of rows) unnamed', async () => {

@@ -6,7 +6,8 @@
 // `SELECT $1::int` 0.17 ms through query(), 0.05 ms for one protocol round trip; the payment's
 // status change 0.75 ms of planning before 1.6 ms of execution. So a statement with parameters is
 // prepared once under a name, as node-postgres does on PostgreSQL (postgres.ts names them too),
-// and each execution is ONE call: bind, describe, execute, sync. Values are serialised by the
+// and each execution is ONE call: bind, execute, sync (the result's columns described once, when it
+// was prepared). Values are serialised by the
 // parameter types PostgreSQL reported when it prepared the statement, and column values parsed,
 // with PGlite's own serialisers and parsers: what a caller gets is what PGlite's query() gave it.
 // The answer's messages are read by node-postgres's protocol parser (`pg-protocol`, what reads
@@ -46,6 +47,8 @@ interface Prepared {
   name: string;
   /** The parameters' type OIDs as PostgreSQL inferred them. */
   types: number[];
+  /** The result's columns, described when it was prepared (none: NoData). */
+  columns: Answer['columns'];
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {
@@ -107,16 +110,25 @@ export function statementRunner(pg: PGlite, onNotification: (channel: string, pa
       serialize.describe({ type: 'S', name }),
       serialize.sync(),
     );
-    const st: Prepared = { name, types: answer.parameterTypes };
+    const st: Prepared = { name, types: answer.parameterTypes, columns: answer.columns };
     if (name) prepared.set(sql, st);
     return st;
   }
 
-  /** The messages that run `sql`: one call, once a statement with parameters is prepared. */
-  async function executing(sql: string, params: readonly unknown[]): Promise<Uint8Array[]> {
-    const run = [serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()];
+  /**
+   * The messages that run `sql` (one call, once a statement with parameters is prepared), and the
+   * result's columns when they are known already: a named statement's were described when it was
+   * prepared and cannot change while it exists (PostgreSQL refuses to run it rather than answer
+   * with other columns), so its executions ask for no description (as on PostgreSQL, pg-statement.ts).
+   */
+  async function executing(
+    sql: string,
+    params: readonly unknown[],
+  ): Promise<{ parts: Uint8Array[]; columns?: Answer['columns'] }> {
+    const run = [serialize.execute({}), serialize.sync()];
+    const described = [serialize.describe({ type: 'P' }), ...run];
     // No parameters: unnamed, like node-postgres on PostgreSQL, and in one call all the same.
-    if (params.length === 0) return [serialize.parse({ text: sql }), serialize.bind({}), ...run];
+    if (params.length === 0) return { parts: [serialize.parse({ text: sql }), serialize.bind({}), ...described] };
     const named = params.length <= MAX_NAMED_PARAMS && prepared.size < MAX_PREPARED;
     const st = (named && prepared.get(sql)) || (await prepare(sql, named ? `k${++next}` : ''));
     const values = params.map((v, i) => {
@@ -124,11 +136,14 @@ export function statementRunner(pg: PGlite, onNotification: (channel: string, pa
       const serializer = pg.serializers[st.types[i]!];
       return serializer ? serializer(v) : String(v);
     });
-    return [serialize.bind({ statement: st.name, values }), ...run];
+    const bind = serialize.bind({ statement: st.name, values });
+    return st.name ? { parts: [bind, ...run], columns: st.columns } : { parts: [bind, ...described] };
   }
 
   return async function run<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-    const { columns, rows: raw, tag } = await send(...(await executing(sql, params)));
+    const { parts, columns: known } = await executing(sql, params);
+    const { columns: described, rows: raw, tag } = await send(...parts);
+    const columns = known ?? described;
     const rows = raw.map((values) => {
       const row: Record<string, unknown> = {};
       for (let i = 0; i < columns.length; i++)
