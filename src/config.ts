@@ -25,6 +25,8 @@ export interface Config {
   createBatchConcurrency: number;
   /** Group commit of single-statement state changes: transactions in flight at once (0 = each statement its own). */
   groupCommitConcurrency: number;
+  /** Connections of the shared reads (PostgreSQL; 0 = each read on the pool, as any statement). */
+  sharedReadConnections: number;
   /** name=value server settings of the embedded PGlite instead of its memory-sized defaults. */
   pgliteSettings: string[] | undefined;
   /** How often the embedded database's tables are checked against autovacuum's thresholds (src/store/vacuum.ts). */
@@ -206,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbQueryTimeoutMs: int(env, 'KARIBCHE_DB_QUERY_TIMEOUT_MS', 10_000, 1_000, 600_000),
     createBatchConcurrency: int(env, 'KARIBCHE_CREATE_BATCH_CONCURRENCY', databaseUrl ? 2 : 1, 0, 100),
     groupCommitConcurrency: int(env, 'KARIBCHE_GROUP_COMMIT_CONCURRENCY', databaseUrl ? 4 : 1, 0, 100),
+    sharedReadConnections: int(env, 'KARIBCHE_SHARED_READS', databaseUrl ? 2 : 1, 0, 100),
     pgliteSettings,
     pgliteVacuumIntervalMs: int(env, 'KARIBCHE_PGLITE_VACUUM_INTERVAL_MS', 10_000, 100, 3_600_000),
     pathAliases: pathAliases.filter((a) => a !== 'gateway'),

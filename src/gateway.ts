@@ -11,6 +11,7 @@ import { createLogger } from './logger.ts';
 import { MerchantDirectory } from './merchants/directory.ts';
 import { Metrics } from './ops/metrics.ts';
 import { GroupCommit } from './store/group-commit.ts';
+import { SharedReads } from './store/shared-reads.ts';
 import { batchedInserts } from './payments/create-batch.ts';
 import { ExpirySweeper } from './payments/expiry.ts';
 import { SharedClock } from './sandbox/clock-store.ts';
@@ -105,6 +106,13 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       maxBatch: 64,
     });
     metrics.watchGroupCommit(() => groupCommit);
+    // The reads a request starts with, asked in the same turn, on shared connections in one write
+    // (PostgreSQL; PGlite is one connection, where each statement runs in turn anyway).
+    const reads = config.sharedReadConnections;
+    const sharedReads =
+      db.kind === 'postgres' && reads > 0
+        ? new SharedReads(db.ownPool(reads), { concurrency: reads, maxBatch: 64 })
+        : db;
     const connector = plugged ?? new SimulatorAcquirer(db, clock, config.simLatencyMs, groupCommit);
     // Merchants' faults on demand exist only in the sandbox.
     const acquirer = instrumentAcquirer(
@@ -130,6 +138,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       callbacks,
       inserts,
       groupCommit,
+      reads: sharedReads,
     };
     const draining = { value: false };
     const app = await buildApp(services, draining);

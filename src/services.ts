@@ -29,6 +29,8 @@ export interface Services {
   inserts: PaymentInserts;
   /** Group commit of single-statement state changes (attempts, the sandbox acquirer's records). */
   groupCommit: Queryable;
+  /** Where a request's first read of a payment goes: shared connections under load (src/store/shared-reads.ts). */
+  reads: Queryable;
   /** Secret for checkout CSRF tokens and QR links, shared by every process through the database. */
   checkoutSecret: Buffer;
   log: Logger;

@@ -113,7 +113,7 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
   }
 
   async function load(payId: string): Promise<{ payment: PaymentRow; merchant: Merchant }> {
-    const payment = await paymentById(s.db, payId);
+    const payment = await paymentById(s.reads, payId);
     const merchant = payment ? await s.merchants.byId(payment.client_id) : null;
     if (!payment || !merchant) throw gatewayError(ERRORS.paymentNotFound);
     // Production shows no simulated flow, even of a payment that lists one (made by a sandbox).
@@ -304,7 +304,7 @@ export function checkoutRoutes(scope: FastifyInstance, s: Services): void {
     { schema: { hide: true, params: PaymentParams }, config },
     async (request, reply) => {
       const { payId } = request.params;
-      const payment = await paymentById(s.db, payId);
+      const payment = await paymentById(s.reads, payId);
       if (!payment) throw gatewayError(ERRORS.paymentNotFound);
       reply.header('Cache-Control', 'no-store');
       // attempts: the QR page tells a decline in the banking app (back to Created) from no news.

@@ -24,6 +24,8 @@ export interface PaymentDeps {
    * transaction for the concurrent ones under load (src/store/group-commit.ts); without it, `db`.
    */
   groupCommit?: Queryable;
+  /** Where a first read of a payment goes (src/store/shared-reads.ts); without it, `db`. */
+  reads?: Queryable;
   clock: Clock;
   acquirer: Acquirer;
   /** The request's own log when there is a request (its id on every line), else the process's. */

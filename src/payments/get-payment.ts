@@ -27,11 +27,11 @@ export async function merchantPaymentRow(q: Queryable, clientId: string, payId: 
 }
 
 export async function getPayment(
-  s: Pick<PaymentDeps, 'db' | 'clock' | 'log' | 'metrics'>,
+  s: Pick<PaymentDeps, 'db' | 'reads' | 'clock' | 'log' | 'metrics'>,
   clientId: string,
   payId: string,
 ): Promise<PaymentDetails> {
-  let row = await merchantPaymentRow(s.db, clientId, payId);
+  let row = await merchantPaymentRow(s.reads ?? s.db, clientId, payId);
   if (row.status === STATUS.created && row.expires_at.getTime() <= s.clock.nowMs()) {
     await expireOne(s.db, payId, s.clock.now(), s);
     row = (await selectPayment(s.db, clientId, payId))!;

@@ -78,7 +78,7 @@ export function simulateRoute(scope: FastifyInstance, s: Services, auth: ReturnT
       const { payId } = request.params;
       const body = request.body;
       // Whose payment it is decides whose clock it runs on, and whether this caller may touch it.
-      const current = await paymentById(s.db, payId);
+      const current = await paymentById(s.reads, payId);
       if (!current || !mayActOn(request, current.client_id)) throw gatewayError(ERRORS.paymentNotFound);
       const rs = forRequest(s, request, current.client_id);
       // An otp alone answers the pending challenge; anything else is a new attempt (which locks and

@@ -27,7 +27,7 @@ export interface Queryable {
 export type Notification = (payload: string) => void;
 
 /** A few connections of their own, for statements, transactions and batches (Db.ownPool). */
-export type OwnPool = Queryable & Pick<Db, 'tx' | 'batch'>;
+export type OwnPool = Queryable & Pick<Db, 'tx' | 'batch' | 'together'>;
 
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
@@ -47,6 +47,13 @@ export interface Db extends Queryable {
    * nothing of them written.
    */
   batch<T>(send: (q: Queryable) => Promise<T>[]): Promise<T[]>;
+  /**
+   * Independent statements, each committed on its own (no transaction), on ONE connection and in
+   * one write on PostgreSQL, pipelined: `send` issues them on `q` at once and each caller hears its
+   * own answer as soon as it arrives (a statement that fails fails alone). Resolves once every one
+   * has settled; rejects only when no connection could be had (src/store/shared-reads.ts).
+   */
+  together(send: (q: Queryable) => Promise<unknown>[]): Promise<void>;
   /** Subscribes to a notification channel; other gateway processes see notify() too on PostgreSQL. */
   listen(channel: string, onMessage: Notification): Promise<void>;
   notify(channel: string, payload: string): Promise<void>;

@@ -188,15 +188,17 @@ export async function openPglite(dataDir: string | undefined, opts: PgliteOption
   };
   // In process, nothing to pipeline: PGlite runs them one after the other in one transaction.
   const batch: Db['batch'] = (send) => tx((q) => firstFailure(send(q)));
+  const together: Db['together'] = async (send) => void (await Promise.allSettled(send(base)));
   return {
     kind: 'pglite',
     query: base.query,
     exec: base.exec,
     notifyOnCommit: tell,
     // One connection: a pool of its own is the same one.
-    ownPool: () => ({ ...base, tx, batch }),
+    ownPool: () => ({ ...base, tx, batch, together }),
     tx,
     batch,
+    together,
     async listen(channel, onMessage) {
       let set = listeners.get(channel);
       if (!set) {

@@ -320,6 +320,34 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
           return values;
         }, from),
       );
+  /** OwnPool.together: the statements on one connection of `from`, in one write, no transaction. */
+  const togetherOn =
+    (from: pg.Pool): Db['together'] =>
+    (send) =>
+      run(() =>
+        leased(async (client, broke) => {
+          const q = onClient(client, deadline, tell);
+          // Each caller sees the error a statement alone would have thrown (unavailable: a 503).
+          const own: Queryable = {
+            ...q,
+            query: <R>(sql: string, params?: readonly unknown[], name?: string) =>
+              q.query<R>(sql, params, name).catch((err: unknown) => {
+                if (isReadOnly(err) || isTimedOut(err) || isUnavailable(err)) broke();
+                throw isUnavailable(err) ? new DatabaseUnavailableError(err) : err;
+              }),
+          };
+          const stream = client.connection.stream;
+          stream.cork();
+          let sent: Promise<unknown>[];
+          try {
+            sent = send(own);
+          } finally {
+            stream.uncork();
+          }
+          // The connection goes back to its pool once every answer has come.
+          await Promise.allSettled(sent);
+        }, from),
+      );
   const ownPools: pg.Pool[] = [];
 
   const db: Db = {
@@ -341,12 +369,14 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
         query: queryOn(own),
         tx: txOn(own),
         batch: batchOn(own),
+        together: togetherOn(own),
         exec: (sql) => run(async () => void (await own.query(sql))),
         notifyOnCommit: tell,
       };
     },
     tx: txOn(pool),
     batch: batchOn(pool),
+    together: togetherOn(pool),
     async exec(sql) {
       await run(() => pool.query(sql));
     },

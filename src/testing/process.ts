@@ -12,6 +12,8 @@ export const PROCESS_POOL_SIZE = 4;
  * within its budget of 30.
  */
 export const PROCESS_GROUP_COMMIT = 1;
+/** Its shared reads' connections (2 in production): one more connection per process. */
+export const PROCESS_SHARED_READS = 1;
 
 export interface GatewayProcess {
   child: ChildProcess;
@@ -47,6 +49,7 @@ export async function startGatewayProcess(
       LOG_LEVEL: 'info',
       KARIBCHE_DB_POOL: String(PROCESS_POOL_SIZE),
       KARIBCHE_GROUP_COMMIT_CONCURRENCY: String(PROCESS_GROUP_COMMIT),
+      KARIBCHE_SHARED_READS: String(PROCESS_SHARED_READS),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
