@@ -116,6 +116,9 @@ function cpuSnapshot(gatewayPid: number): { gateway: number; postgres: number; l
     return {
       comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
       cpu: (Number(f[11]) + Number(f[12])) / 100,
+      // Its children's that it reaped: PostgreSQL's postmaster keeps the CPU of every backend that
+      // ended, so a session closed between two snapshots still counts (without it the total could fall).
+      reaped: (Number(f[13]) + Number(f[14])) / 100,
     };
   };
   const gateway = new Set(peakRssTree(gatewayPid).map((p) => String(p.pid)));
@@ -124,7 +127,7 @@ function cpuSnapshot(gatewayPid: number): { gateway: number; postgres: number; l
     try {
       const t = ticks(pid);
       if (gateway.has(pid)) out.gateway += t.cpu;
-      else if (t.comm === 'postgres') out.postgres += t.cpu;
+      else if (t.comm === 'postgres') out.postgres += t.cpu + t.reaped;
     } catch {
       // the process ended meanwhile
     }
