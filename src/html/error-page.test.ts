@@ -41,19 +41,22 @@ for (const backend of BACKENDS) {
   describe(`one error presenter per medium [${backend}]`, () => {
     const ctx = useGateway(backend);
 
-    /** Runs `fn` while every read of `table` fails with an error nobody expected. */
+    /** Runs `fn` while every read of `table` fails with an error nobody expected (on the pool and the shared reads). */
     async function whileReadsFail<R>(table: 'payments' | 'merchants', fn: () => Promise<R>): Promise<R> {
-      const db = ctx.t.gw.services.db;
-      const query = db.query;
-      const reads = new RegExp(`\\bFROM ${table}\\b`, 'i');
-      db.query = function (this: unknown, sql: string, ...rest: unknown[]) {
-        if (reads.test(sql)) return Promise.reject(new Error(SECRET));
-        return (query as (...a: unknown[]) => ReturnType<typeof query>).call(this, sql, ...rest);
-      } as typeof query;
+      const { db, reads } = ctx.t.gw.services;
+      const originals = [db.query, reads.query] as const;
+      const pattern = new RegExp(`\\bFROM ${table}\\b`, 'i');
+      const failing = (query: typeof db.query) =>
+        function (this: unknown, sql: string, ...rest: unknown[]) {
+          if (pattern.test(sql)) return Promise.reject(new Error(SECRET));
+          return (query as (...a: unknown[]) => ReturnType<typeof query>).call(this, sql, ...rest);
+        } as typeof query;
+      db.query = failing(originals[0]);
+      if (reads !== db) reads.query = failing(originals[1]);
       try {
         return await fn();
       } finally {
-        db.query = query;
+        [db.query, reads.query] = originals;
       }
     }
     const whilePaymentsFail = <R>(fn: () => Promise<R>) => whileReadsFail('payments', fn);

@@ -62,12 +62,16 @@ for (const backend of BACKENDS) {
     it('answers 503 with Retry-After when the database is unreachable or rolled a conflict back, 500 for a bug, both as problem JSON', async () => {
       const m = await MerchantClient.create(t);
       const id = (await m.createPayment(basicPayment())).json().payId;
-      const db = t.gw.services.db;
-      const original = db.query;
-      try {
-        db.query = async () => {
-          throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      // Every way to the database fails alike: the pool and the shared reads' connections.
+      const { db, reads } = t.gw.services;
+      const originals = [db.query, reads.query] as const;
+      const fail = (err: Error) => {
+        db.query = reads.query = async () => {
+          throw err;
         };
+      };
+      try {
+        fail(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
         const down = await m.getPayment(id);
         assert.equal(down.statusCode, 503);
         assert.equal(down.json().systemCode, 'get-payment.503.001');
@@ -76,9 +80,7 @@ for (const backend of BACKENDS) {
         assert.equal((await t.app.inject('/readyz')).statusCode, 503);
         // A deadlock (or serialisation failure) PostgreSQL rolled back: nothing changed, retry.
         for (const code of ['40P01', '40001', '55P03']) {
-          db.query = async () => {
-            throw Object.assign(new Error('deadlock detected'), { code });
-          };
+          fail(Object.assign(new Error('deadlock detected'), { code }));
           const conflict = await m.getPayment(id);
           assert.equal(conflict.statusCode, 503, code);
           assert.equal(conflict.json().systemCode, 'get-payment.503.001');
@@ -88,15 +90,13 @@ for (const backend of BACKENDS) {
           assert.equal(page.statusCode, 503, `checkout ${code}`);
           assert.match(String(page.headers['content-type']), /^text\/html/);
         }
-        db.query = async () => {
-          throw new Error('unexpected');
-        };
+        fail(new Error('unexpected'));
         const bug = await m.getPayment(id);
         assert.equal(bug.statusCode, 500);
         assert.equal(bug.json().systemCode, 'get-payment.500.001');
         assert.ok(!bug.body.includes('unexpected'), 'internal messages are not shown');
       } finally {
-        db.query = original;
+        [db.query, reads.query] = originals;
       }
       assert.equal((await m.getPayment(id)).statusCode, 200);
     });
