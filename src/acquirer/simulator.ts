@@ -56,6 +56,9 @@ export class SimulatorAcquirer implements Acquirer {
     private readonly latencyMs = 0,
     /** Where the authorisation records go: the gateway's group commit under load, else `db`. */
     private readonly records: Queryable = db,
+    /** Where its hot reads go (a saved card's token, an authorisation a refund asks about): the
+     * gateway's shared reads, else `db`. */
+    private readonly reads: Queryable = db,
   ) {}
 
   private async delay(): Promise<void> {
@@ -75,7 +78,7 @@ export class SimulatorAcquirer implements Acquirer {
       mask = maskCardNumber(data.card.number);
       expiry = toMmYy({ month: data.card.expMonth, year: data.card.expYear });
     } else if ('cardToken' in data) {
-      const { rows } = await this.db.query<{ behaviour: Behaviour; card_mask: string; card_expiry: string }>(
+      const { rows } = await this.reads.query<{ behaviour: Behaviour; card_mask: string; card_expiry: string }>(
         'SELECT behaviour, card_mask, card_expiry FROM sim_card_tokens WHERE token = $1',
         [data.cardToken],
       );
@@ -261,7 +264,7 @@ export class SimulatorAcquirer implements Acquirer {
   }
 
   private async behaviourOfTransaction(transactionId: string): Promise<Behaviour | null> {
-    const { rows } = await this.db.query<{ behaviour: Behaviour }>(
+    const { rows } = await this.reads.query<{ behaviour: Behaviour }>(
       'SELECT behaviour FROM sim_authorisations WHERE transaction_id = $1',
       [transactionId],
     );

@@ -35,7 +35,7 @@ import { activateSavedCard } from './saved-card-store.ts';
 import { STATUS, type Status } from './state-machine.ts';
 import { lockPayment, moveOne, moveOneJoined, plus, selectPaymentById, type PaymentPatch } from './store.ts';
 
-type Deps = Pick<PaymentDeps, 'db' | 'groupCommit' | 'clock' | 'acquirer' | 'config' | 'log' | 'metrics'>;
+type Deps = Pick<PaymentDeps, 'db' | 'groupCommit' | 'reads' | 'clock' | 'acquirer' | 'config' | 'log' | 'metrics'>;
 
 /** What a cancel or completion did: the domain result, stored for replays and rendered by the API. */
 export interface OperationOutcome {
@@ -314,7 +314,7 @@ async function runOperation(
   // the payment is still at the version read; else it changed meanwhile and the rules are checked
   // again on what it is now (Busy: whenFree tries again).
   const alone = async (): Promise<Opened> => {
-    const found = await selectForOperation(s.db, payId);
+    const found = await selectForOperation(s.reads ?? s.db, payId);
     const row = free(found?.row ?? null, clientId, processing);
     const record = recordFor(row, found!.earlier);
     const moved = await moveOneJoined(s.groupCommit ?? s.db, {

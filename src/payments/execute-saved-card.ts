@@ -18,7 +18,7 @@ import { selectSavedCard } from './saved-card-store.ts';
 import { STATUS } from './state-machine.ts';
 import { insertPayment, selectPayment, type InsertPayment } from './store.ts';
 
-type Deps = Pick<PaymentDeps, 'db' | 'groupCommit' | 'clock' | 'acquirer' | 'config' | 'log' | 'metrics'>;
+type Deps = Pick<PaymentDeps, 'db' | 'groupCommit' | 'reads' | 'clock' | 'acquirer' | 'config' | 'log' | 'metrics'>;
 
 export async function executeSavedCard(
   s: Deps,
@@ -29,7 +29,10 @@ export async function executeSavedCard(
   if (uow.resume) return resume(s, merchant, uow, uow.resume.payId);
   const ctx = ruleContext(s, merchant);
   const checked = checkExecution(input, ctx);
-  const card = checkCardUsable(isWellFormedId(input.recId) ? await selectSavedCard(s.db, input.recId) : null, ctx);
+  const card = checkCardUsable(
+    isWellFormedId(input.recId) ? await selectSavedCard(s.reads ?? s.db, input.recId) : null,
+    ctx,
+  );
   const shared = executionSplit(card, checked);
   const payId = newPayId();
   const row: InsertPayment = {
@@ -97,7 +100,7 @@ async function charge(
 /** The payment as it now is: the request's stored answer; without a key, a read. */
 const answer = (s: Deps, merchant: Merchant, uow: UnitOfWork<PaymentDetails>, payId: string) => {
   const read = async (q: Queryable) => paymentDetails(q, (await selectPayment(q, merchant.clientId, payId))!);
-  return uow.finish(read, { alone: () => read(s.db) });
+  return uow.finish(read, { alone: () => read(s.reads ?? s.db) });
 };
 
 /** The first request with this key died: continue its charge from where it stopped. */
