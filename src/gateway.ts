@@ -116,7 +116,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     const connector = plugged ?? new SimulatorAcquirer(db, clock, config.simLatencyMs, groupCommit, sharedReads);
     // Merchants' faults on demand exist only in the sandbox.
     const acquirer = instrumentAcquirer(
-      config.mode === 'sandbox' ? withSandboxFaults(connector, groupCommit, clock) : connector,
+      config.mode === 'sandbox' ? withSandboxFaults(connector, groupCommit, clock, sharedReads) : connector,
       metrics,
     );
     const checkoutSecret = await sharedSecret(db, 'checkout_secret');

@@ -54,6 +54,21 @@ export async function clearFaults(q: Queryable, clientId: string): Promise<numbe
 }
 
 /**
+ * Whether the merchant of payment `payId` (conformance-run payments excepted) has a fault of
+ * `operation` waiting: a read, where takeFault is a statement that may write. Most operations meet
+ * no fault, and find that out without taking part in a transaction.
+ */
+export async function faultWaiting(q: Queryable, payId: string, operation: FaultOperation): Promise<boolean> {
+  const { rows } = await q.query<{ waiting: boolean }>(
+    `SELECT EXISTS (
+       SELECT 1 FROM sandbox_faults f JOIN payments p ON p.client_id = f.client_id
+       WHERE p.pay_id = $1 AND p.conformance_run IS NULL AND f.operation = $2 AND f.remaining > 0) AS waiting`,
+    [payId, operation],
+  );
+  return rows[0]?.waiting === true;
+}
+
+/**
  * Takes the oldest waiting fault of `operation` for the merchant of payment `payId` (conformance-run
  * payments excepted), once per reference: a repeated call for a reference already struck (the
  * reconciler asking again) takes nothing. One statement: the fault row is locked, the hit recorded

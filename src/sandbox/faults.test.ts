@@ -207,6 +207,26 @@ for (const backend of BACKENDS) {
       await (await fresh()).app.inject({ method: 'DELETE', url: '/sandbox/v1/faults', headers: ctx.m.headers() });
     });
 
+    it('an operation that meets no waiting fault takes none: it only reads (nothing of the check in the group commit)', async () => {
+      const statements = async () =>
+        Number(/^karibche_group_commit_statements_total (\d+)/m.exec((await ctx.t.app.inject('/metrics')).body)?.[1]);
+      const payId = await created();
+      // Another merchant's fault, and one of another operation, do not count as waiting.
+      await fault(
+        { operation: 'authorise', outcome: 'decline', times: 1 },
+        await MerchantClient.create(ctx.t, EVERYTHING),
+      );
+      await fault({ operation: 'refund', outcome: 'decline', times: 1 });
+      try {
+        const before = await statements();
+        assert.equal((await simulate(payId)).json().status, 'Succeeded');
+        // The attempt begun, the sandbox acquirer's record, the outcome applied: no fault pick.
+        assert.equal((await statements()) - before, 3);
+      } finally {
+        await (await fresh()).app.inject({ method: 'DELETE', url: '/sandbox/v1/faults', headers: ctx.m.headers() });
+      }
+    });
+
     it('payments paid at the same moment (their picks grouped in the group commit’s transactions) take exactly the faults there are', async () => {
       await fault({ operation: 'authorise', outcome: 'decline', times: 3 });
       const ids = await Promise.all(Array.from({ length: 8 }, () => created()));

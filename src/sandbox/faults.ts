@@ -14,7 +14,7 @@ import {
 } from '../acquirer/acquirer.ts';
 import { Violations } from '../errors/gateway-error.ts';
 import type { Db, Queryable } from '../store/db.ts';
-import { clearFaults, insertFault, selectOpenFaults, takeFault } from './faults-store.ts';
+import { clearFaults, faultWaiting, insertFault, selectOpenFaults, takeFault } from './faults-store.ts';
 
 export const FAULT_OPERATIONS = ['authorise', 'capture', 'void', 'refund', 'execution'] as const;
 export const FAULT_OUTCOMES = ['decline', 'lost', 'error'] as const;
@@ -66,8 +66,13 @@ export const waitingFaults = (db: Db, clientId: string): Promise<Fault[]> => sel
 /** Drops the merchant's waiting faults; returns how many there were. */
 export const dropWaitingFaults = (db: Db, clientId: string): Promise<number> => clearFaults(db, clientId);
 
-/** The acquirer with the merchants' faults applied. Production never builds this (gateway.ts). */
-export function withSandboxFaults(acquirer: Acquirer, db: Queryable, clock: Clock): Acquirer {
+/**
+ * The acquirer with the merchants' faults applied. Production never builds this (gateway.ts).
+ * `reads` first tells whether a fault waits at all (most operations meet none: a read, without
+ * taking part in a transaction); only then does `db` take one. An operation whose read comes before
+ * a fault is set runs as if it had been made before it — one made after the fault's answer reads it.
+ */
+export function withSandboxFaults(acquirer: Acquirer, db: Queryable, clock: Clock, reads: Queryable = db): Acquirer {
   /** Runs `perform` unless a fault says otherwise. */
   async function faulted<R>(
     reference: string,
@@ -75,7 +80,10 @@ export function withSandboxFaults(acquirer: Acquirer, db: Queryable, clock: Cloc
     declined: R,
     perform: () => Promise<R>,
   ): Promise<R> {
-    const fault = await takeFault(db, reference.split('.')[0]!, reference, operation, clock.now());
+    const payId = reference.split('.')[0]!;
+    const fault = (await faultWaiting(reads, payId, operation))
+      ? await takeFault(db, payId, reference, operation, clock.now())
+      : null;
     if (fault === 'decline') return declined;
     if (fault === 'error') throw new AcquirerFailed(`sandbox fault: the ${operation} failed and was not performed`);
     const answer = await perform();
