@@ -113,6 +113,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       db.kind === 'postgres' && reads > 0
         ? new SharedReads(db.ownPool(reads), { concurrency: reads, maxBatch: 64 })
         : db;
+    if (sharedReads instanceof SharedReads) metrics.watchSharedReads(() => sharedReads.sent);
     const connector = plugged ?? new SimulatorAcquirer(db, clock, config.simLatencyMs, groupCommit, sharedReads);
     // Merchants' faults on demand exist only in the sandbox.
     const acquirer = instrumentAcquirer(

@@ -157,6 +157,20 @@ export class Metrics {
     );
   }
 
+  /** The shared reads (src/store/shared-reads.ts): batches sent and the reads they carried. */
+  watchSharedReads(read: () => { batches: number; statements: number }): void {
+    this.counterOf(
+      'karibche_shared_reads_batches_total',
+      'Batches of shared reads sent (one write each)',
+      () => read().batches,
+    );
+    this.counterOf(
+      'karibche_shared_reads_statements_total',
+      'Reads sent in the shared reads’ batches (reads per write = this / batches)',
+      () => read().statements,
+    );
+  }
+
   /** Create's group commit: statements written and the payments they carried (rows per statement
    * = rows / statements; read from the batcher's own counters when scraped). */
   watchPaymentInserts(read: () => { statements: number; items: number }): void {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describePostgres } from '../testing/postgres-only.ts';
 import { openTestDb } from '../testing/databases.ts';
+import { MerchantClient, basicPayment, startTestGateway } from '../testing/harness.ts';
 import { onTestPostgres } from '../testing/wire-relay.ts';
 import { DatabaseUnavailableError } from './db.ts';
 import { SharedReads } from './shared-reads.ts';
@@ -50,6 +51,27 @@ describePostgres('shared reads on the wire [postgres]', () => {
       // The connection goes on serving reads.
       assert.deepEqual((await reads.query(sql, [10])).rows, [{ q: 10 }]);
     });
+  });
+
+  it('serves a merchant’s GET through the gateway’s shared reads, counted in /metrics', async () => {
+    const t = await startTestGateway('postgres');
+    try {
+      const m = await MerchantClient.create(t);
+      const payId = (await m.createPayment(basicPayment())).json().payId as string;
+      const counted = async () => {
+        const text = (await t.app.inject('/metrics')).body;
+        const value = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(text)?.[1]);
+        return [value('karibche_shared_reads_batches_total'), value('karibche_shared_reads_statements_total')];
+      };
+      const [batches, statements] = await counted();
+      const answers = await Promise.all([1, 2, 3].map(() => m.getPayment(payId)));
+      for (const a of answers) assert.equal(a.json().payId, payId);
+      const [batchesAfter, statementsAfter] = await counted();
+      assert.equal(statementsAfter! - statements!, 3, 'three reads');
+      assert.ok(batchesAfter! - batches! >= 1 && batchesAfter! - batches! <= 3, `${batchesAfter! - batches!} batches`);
+    } finally {
+      await t.close();
+    }
   });
 
   it('fails each read as unavailable when the database cannot be reached', async () => {
