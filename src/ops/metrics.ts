@@ -143,46 +143,49 @@ export class Metrics {
     );
   }
 
+  /** Counters read from fields of a process-local count at each scrape: [name, help, field]. */
+  private countersOf<T extends Record<string, number>>(read: () => T, counters: [string, string, keyof T][]): void {
+    for (const [name, help, field] of counters) this.counterOf(name, help, () => read()[field] ?? 0);
+  }
+
   /** The group commit of state changes: transactions and the statements they carried. */
   watchGroupCommit(read: () => { transactions: number; statements: number }): void {
-    this.counterOf(
-      'karibche_group_commit_transactions_total',
-      "Transactions of the state changes' group commit (a statement alone counts as one)",
-      () => read().transactions,
-    );
-    this.counterOf(
-      'karibche_group_commit_statements_total',
-      "Statements of the state changes' group commit (statements per commit = this / transactions)",
-      () => read().statements,
-    );
+    this.countersOf(read, [
+      [
+        'karibche_group_commit_transactions_total',
+        "Transactions of the state changes' group commit (a statement alone counts as one)",
+        'transactions',
+      ],
+      [
+        'karibche_group_commit_statements_total',
+        "Statements of the state changes' group commit (statements per commit = this / transactions)",
+        'statements',
+      ],
+    ]);
   }
 
   /** The shared reads (src/store/shared-reads.ts): batches sent and the reads they carried. */
   watchSharedReads(read: () => { batches: number; statements: number }): void {
-    this.counterOf(
-      'karibche_shared_reads_batches_total',
-      'Batches of shared reads sent (one write each)',
-      () => read().batches,
-    );
-    this.counterOf(
-      'karibche_shared_reads_statements_total',
-      'Reads sent in the shared reads’ batches (reads per write = this / batches)',
-      () => read().statements,
-    );
+    this.countersOf(read, [
+      ['karibche_shared_reads_batches_total', 'Batches of shared reads sent (one write each)', 'batches'],
+      [
+        'karibche_shared_reads_statements_total',
+        'Reads sent in the shared reads’ batches (reads per write = this / batches)',
+        'statements',
+      ],
+    ]);
   }
 
   /** Create's group commit: statements written and the payments they carried (rows per statement
    * = rows / statements; read from the batcher's own counters when scraped). */
   watchPaymentInserts(read: () => { statements: number; items: number }): void {
-    this.counterOf(
-      'karibche_payment_insert_statements_total',
-      "INSERT statements of create's group commit",
-      () => read().statements,
-    );
-    this.counterOf(
-      'karibche_payment_insert_rows_total',
-      "Payments written by create's group commit (rows per statement = this / statements)",
-      () => read().items,
-    );
+    this.countersOf(read, [
+      ['karibche_payment_insert_statements_total', "INSERT statements of create's group commit", 'statements'],
+      [
+        'karibche_payment_insert_rows_total',
+        "Payments written by create's group commit (rows per statement = this / statements)",
+        'items',
+      ],
+    ]);
   }
 }

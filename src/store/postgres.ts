@@ -113,6 +113,20 @@ function corkForThisTurn(client: pg.PoolClient): void {
 }
 const corkedClients = new WeakSet<pg.PoolClient>();
 
+/** What `send` issues on `client`, in one write: the socket corked while pg queues it. */
+function inOneWrite<T>(client: pg.PoolClient, send: () => T): T {
+  const stream = client.connection.stream;
+  stream.cork();
+  try {
+    return send();
+  } finally {
+    stream.uncork();
+  }
+}
+
+/** A connection that met this error is dropped, not returned to its pool. */
+const breaksConnection = (err: unknown) => isReadOnly(err) || isTimedOut(err) || isUnavailable(err);
+
 /** A pooled PostgreSQL connection, plus one dedicated client for LISTEN that reconnects by itself. */
 export async function openPostgres(url: string, opts: PostgresOptions): Promise<Db> {
   const pool = newPool({
@@ -215,7 +229,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     try {
       return await fn(client, () => (drop = true));
     } catch (err) {
-      if (isReadOnly(err) || isTimedOut(err) || isUnavailable(err)) drop = true;
+      if (breaksConnection(err)) drop = true;
       throw err;
     } finally {
       client.off('error', onClientError);
@@ -298,18 +312,10 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
           const notes = heldUntilCommit(tell);
           const q = onClient(client, deadline, notes.notifyOnCommit);
           const control = (sql: string) => runStatement(client, sql, undefined, undefined, deadline);
-          const stream = client.connection.stream;
-          stream.cork();
-          let begin: Promise<pg.QueryResult>;
-          let sent: ReturnType<typeof send>;
-          let commit: Promise<pg.QueryResult>;
-          try {
-            begin = control('BEGIN');
-            sent = send(q);
-            commit = control('COMMIT');
-          } finally {
-            stream.uncork();
-          }
+          const [begin, sent, commit] = inOneWrite(
+            client,
+            () => [control('BEGIN'), send(q), control('COMMIT')] as const,
+          );
           await Promise.allSettled([begin, ...sent, commit]);
           // Each settled by now; in the order sent, the first failure is the cause.
           await begin;
@@ -331,21 +337,15 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
           const own: Queryable = {
             ...q,
             query: <R>(sql: string, params?: readonly unknown[], name?: string) =>
-              q.query<R>(sql, params, name).catch((err: unknown) => {
-                if (isReadOnly(err) || isTimedOut(err) || isUnavailable(err)) broke();
-                throw isUnavailable(err) ? new DatabaseUnavailableError(err) : err;
-              }),
+              run(() =>
+                q.query<R>(sql, params, name).catch((err: unknown) => {
+                  if (breaksConnection(err)) broke();
+                  throw err;
+                }),
+              ),
           };
-          const stream = client.connection.stream;
-          stream.cork();
-          let sent: Promise<unknown>[];
-          try {
-            sent = send(own);
-          } finally {
-            stream.uncork();
-          }
           // The connection goes back to its pool once every answer has come.
-          await Promise.allSettled(sent);
+          await Promise.allSettled(inOneWrite(client, () => send(own)));
         }, from),
       );
   const ownPools: pg.Pool[] = [];
