@@ -65,13 +65,25 @@ describe('callback conformance runs', { concurrency: true }, () => {
         m.token = await accessToken(ctx.t.app, m.credentials);
         return m.post('/sandbox/v1/callbacks/conformance', body);
       };
+      /** Runs `fn` with a merchant endpoint of that kind up, and stops it whatever happens. */
+      const withEndpoint = async (
+        kind: ConstructorParameters<typeof Endpoint>[0],
+        m: MerchantClient,
+        fn: (endpoint: Endpoint) => Promise<void>,
+      ) => {
+        const endpoint = await new Endpoint(kind, m).start();
+        try {
+          await fn(endpoint);
+        } finally {
+          await endpoint.stop();
+        }
+      };
       const verdicts = (report: { cases: { case: string; verdict: string }[] }) =>
         Object.fromEntries(report.cases.map((c) => [c.case, c.verdict]));
 
       it('passes a merchant that acknowledges every callback and then fetches the payment', async () => {
         const m = await merchant();
-        const endpoint = await new Endpoint('fetches', m).start();
-        try {
+        await withEndpoint('fetches', m, async (endpoint) => {
           const res = await run(m, { url: endpoint.url });
           assert.equal(res.statusCode, 200, res.body);
           const report = res.json();
@@ -125,15 +137,12 @@ describe('callback conformance runs', { concurrency: true }, () => {
           assert.deepEqual(again.json(), report);
           const other = await merchant();
           assert.equal((await other.get(`/sandbox/v1/callbacks/conformance/${report.runId}`)).statusCode, 404);
-        } finally {
-          await endpoint.stop();
-        }
+        });
       });
 
       it('fails a merchant that trusts the callback and never fetches', async () => {
         const m = await merchant();
-        const endpoint = await new Endpoint('trusts', m).start();
-        try {
+        await withEndpoint('trusts', m, async (endpoint) => {
           const res = await run(m, { url: endpoint.url, waitSeconds: 1 });
           assert.equal(res.statusCode, 200, res.body);
           const report = res.json();
@@ -153,15 +162,12 @@ describe('callback conformance runs', { concurrency: true }, () => {
               'it did answer 200',
             );
           }
-        } finally {
-          await endpoint.stop();
-        }
+        });
       });
 
       it('fails a merchant that drops later callbacks of a PaymentId it has seen: out of order and the refund after success', async () => {
         const m = await merchant();
-        const endpoint = await new Endpoint('dedupes', m).start();
-        try {
+        await withEndpoint('dedupes', m, async (endpoint) => {
           const report = (await run(m, { url: endpoint.url, waitSeconds: 1 })).json();
           assert.deepEqual(verdicts(report), {
             unpaid: 'pass',
@@ -174,9 +180,7 @@ describe('callback conformance runs', { concurrency: true }, () => {
             report.cases.find((c: { case: string }) => c.case === 'second-final').reason,
             /misses that it was Returned/,
           );
-        } finally {
-          await endpoint.stop();
-        }
+        });
       });
 
       it('judges the answers too: an endpoint that is down fails every case', async () => {
@@ -208,12 +212,9 @@ describe('callback conformance runs', { concurrency: true }, () => {
         assert.match(refused.json().detail, /could not make its payments of 1\.00 GEL.*test-mode limit/);
         // A fault the merchant set stays for its own next payment.
         await m.post('/sandbox/v1/faults', { operation: 'authorise', outcome: 'decline' });
-        const endpoint = await new Endpoint('fetches', m).start();
-        try {
+        await withEndpoint('fetches', m, async (endpoint) => {
           assert.equal((await run(m, { url: endpoint.url })).json().verdict, 'pass');
-        } finally {
-          await endpoint.stop();
-        }
+        });
         assert.deepEqual(
           (await m.get('/sandbox/v1/faults')).json().faults.map((f: { remaining: number }) => f.remaining),
           [1],
