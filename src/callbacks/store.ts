@@ -23,14 +23,28 @@ export const RETRY_DAYS = 3;
  * Claims due deliveries (and ones whose dispatcher died mid-delivery: lease expired). SKIP LOCKED
  * lets several dispatchers claim side by side; each claimed row is this dispatcher's until its
  * lease ends, so no attempt is ever sent twice at once.
+ *
+ * Each kind is read by an ordered scan of its own partial index, which stops at the limit or at
+ * the first row not yet due (issue 25). Every delivery leaves an entry in both indexes that is
+ * dead once it moves on (pending → delivering → delivered); a plain index scan marks the dead
+ * entries it meets, so the next claim skips them, where the bitmap scans of one `OR` over both
+ * indexes (the claim before) took every dead entry again at every claim until a vacuum: after 3,000
+ * delivered callbacks an empty claim cost 163 µs of PostgreSQL's CPU instead of 45. The lease is
+ * compared at the statement's time (stable, so an index bound) rather than clock_timestamp().
  */
 export async function claimDue(q: Queryable, now: Date, limit: number, leaseSeconds: number): Promise<Claimed[]> {
   const { rows } = await q.query<Claimed>(
-    `WITH due AS (
-       SELECT d.event_id FROM callback_deliveries d JOIN merchants m ON m.client_id = d.client_id
-       WHERE (d.status = 'pending' AND d.next_attempt_at <= $1::timestamptz + ${MAX_MERCHANT_OFFSET} AND d.next_attempt_at <= $1::timestamptz + ${MERCHANT_OFFSET('m')})
-          OR (d.status = 'delivering' AND d.lease_until < clock_timestamp())
-       ORDER BY d.next_attempt_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED)
+    `WITH pending AS (
+       SELECT d.event_id, d.next_attempt_at FROM callback_deliveries d JOIN merchants m ON m.client_id = d.client_id
+       WHERE d.status = 'pending' AND d.next_attempt_at <= $1::timestamptz + ${MAX_MERCHANT_OFFSET} AND d.next_attempt_at <= $1::timestamptz + ${MERCHANT_OFFSET('m')}
+       ORDER BY d.next_attempt_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED),
+     expired AS (
+       SELECT d.event_id, d.next_attempt_at FROM callback_deliveries d
+       WHERE d.status = 'delivering' AND d.lease_until < statement_timestamp()
+       ORDER BY d.lease_until LIMIT $2 FOR UPDATE OF d SKIP LOCKED),
+     due AS (
+       SELECT event_id FROM (SELECT * FROM pending UNION ALL SELECT * FROM expired) due
+       ORDER BY next_attempt_at LIMIT $2)
      UPDATE callback_deliveries d
      SET status = 'delivering', attempts = d.attempts + 1, lease_until = clock_timestamp() + make_interval(secs => $3)
      FROM due WHERE d.event_id = due.event_id

@@ -89,9 +89,8 @@ for (const backend of BACKENDS) {
 
 /**
  * Index entries the callback dispatcher's claim (claimDue, run as it is, explained) takes from its
- * indexes, live or dead. As bitmap scans, the claim's plan on a table this size: a bitmap scan
- * counts every entry it takes from an index, where a plain index scan would count only the live
- * rows (and mark the dead entries it met).
+ * indexes, as bitmap scans: a bitmap scan counts every entry it takes from an index that no plain
+ * index scan has marked dead, where a plain index scan would count only the live rows.
  */
 async function claimIndexEntries(db: Db): Promise<number> {
   const plan = await db.tx(async (q) => {
@@ -161,13 +160,14 @@ describe('the embedded database vacuumed by the gateway [pglite]', { skip: !BACK
     return t;
   }
 
-  it('without its vacuum, the claim keeps walking an index entry of every delivery ever made', async () => {
+  it('without its vacuum, every delivered callback leaves its old row versions behind', async () => {
     const t = await deliveredAll(3_600_000); // the job's first run an hour away
     try {
-      const db = t.gw.services.db;
-      await statsOf(db, 'callback_deliveries', (s) => s.n_dead_tup >= PAYMENTS);
-      // An entry per delivery in the pending index and one in the leased index, all dead.
-      assert.ok((await claimIndexEntries(db)) >= 2 * PAYMENTS, 'dead entries of the delivered callbacks');
+      // Each delivery changed twice (claimed, delivered): two dead versions each, and nothing
+      // removes them. (The claim no longer walks their index entries: it marks the ones it meets —
+      // src/callbacks/claim.test.ts — but the rows and the entries stay until a vacuum.)
+      const stats = await statsOf(t.gw.services.db, 'callback_deliveries', (s) => s.n_dead_tup >= 2 * PAYMENTS);
+      assert.equal(stats.vacuum_count, 0, 'never vacuumed');
     } finally {
       await t.close();
     }
