@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, it } from 'node:test';
-import { createLogger, redactLogFields } from './logger.ts';
+import { waitUntil } from './testing/wait.ts';
+import { LOG_WRITE_BYTES, createLogger, logLines, redactLogFields } from './logger.ts';
 
 function lines(log: (l: ReturnType<typeof createLogger>) => void): Record<string, unknown>[] {
   const out: string[] = [];
@@ -62,5 +66,64 @@ describe('log redaction', () => {
     assert.deepEqual(redactLogFields({ a: { b: { cvv: '1', c: { cvv: '2' } } } }), {
       a: { b: { cvv: '[redacted]', c: { cvv: '2' } } },
     });
+  });
+});
+
+describe('log lines to a file descriptor', () => {
+  /** A logger writing through logLines to a file of its own; the messages of the lines written so far. */
+  function toFile(flushMs: number) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'karibche-log-'));
+    const file = path.join(dir, 'log');
+    const fd = fs.openSync(file, 'w');
+    const { held, stream } = logLines(fd, flushMs);
+    const written = () =>
+      fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { msg: string }).msg);
+    const close = async () => {
+      await new Promise<void>((resolve) => {
+        held.once('close', () => resolve());
+        held.end();
+      });
+      fs.rmSync(dir, { recursive: true, force: true });
+    };
+    return { log: createLogger('info', stream), written, close };
+  }
+
+  it('holds information lines, and writes them with the first warning, in order', async () => {
+    const f = toFile(3_600_000); // no timed flush within the test
+    try {
+      f.log.info('one');
+      f.log.info('two');
+      // Nothing is even attempted below LOG_WRITE_BYTES: a wait can only let a wrong write through.
+      await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(f.written(), []);
+      f.log.warn('three');
+      await waitUntil('the warning and the lines before it are written', () => f.written().length === 3, 10_000);
+      assert.deepEqual(f.written(), ['one', 'two', 'three']);
+    } finally {
+      await f.close();
+    }
+  });
+
+  it('writes once LOG_WRITE_BYTES are held, and what is left after its interval', async () => {
+    const big = toFile(3_600_000);
+    try {
+      const msg = 'x'.repeat(200);
+      const n = Math.ceil(LOG_WRITE_BYTES / msg.length) + 1;
+      for (let i = 0; i < n; i++) big.log.info(msg);
+      await waitUntil('a write of the lines held', () => big.written().length > 0, 10_000);
+    } finally {
+      await big.close();
+    }
+    const timed = toFile(50);
+    try {
+      timed.log.info('alone');
+      await waitUntil('the interval writes a lone line', () => timed.written().length === 1, 10_000);
+    } finally {
+      await timed.close();
+    }
   });
 });
