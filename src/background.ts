@@ -6,7 +6,7 @@ import { IDEMPOTENCY, releasePendingClaims } from './idempotency/once.ts';
 import { pruneKeys } from './idempotency/store.ts';
 import { reconcile } from './payments/reconciler.ts';
 import type { Services } from './services.ts';
-import { vacuumDue } from './store/vacuum.ts';
+import { vacuumDue, vacuumsItself } from './store/vacuum.ts';
 
 /** Housekeeping (pruning expired rows) runs this often. */
 const HOUSEKEEPING_MS = 60_000;
@@ -61,20 +61,32 @@ export function backgroundJobs(s: Services): Job[] {
         await pruneKeys(s.db, new Date(s.clock.nowMs() - IDEMPOTENCY.retentionMs));
       },
     },
-    // The embedded database has no autovacuum of its own (src/store/vacuum.ts); a server has.
-    ...(s.db.kind === 'pglite'
-      ? [
-          {
-            name: 'vacuum',
-            everyMs: s.config.pgliteVacuumIntervalMs,
-            run: async () => {
-              const done = await vacuumDue(s.db);
-              if (done.length) s.log.debug({ tables: done }, 'embedded database vacuumed');
-            },
-          },
-        ]
-      : []),
+    // A database without an autovacuum (PGlite; a server with it turned off) is kept by the gateway.
+    ...(s.config.vacuum === 'off' ? [] : [vacuumJob(s)]),
   ];
+}
+
+/** The vacuum job (src/store/vacuum.ts): on a server, only while the server's own autovacuum is off. */
+function vacuumJob(s: Services): Job {
+  let told = false;
+  return {
+    name: 'vacuum',
+    everyMs: s.config.vacuumIntervalMs,
+    run: async () => {
+      if (!(await vacuumsItself(s.db, s.config.vacuum))) return;
+      if (s.db.kind === 'postgres' && !told) {
+        told = true;
+        s.log.warn(
+          { event: 'database.vacuum', mode: s.config.vacuum },
+          s.config.vacuum === 'auto'
+            ? "the database server's autovacuum is off: the gateway vacuums and analyses its tables by autovacuum's rules (KARIBCHE_VACUUM)"
+            : "KARIBCHE_VACUUM=on: the gateway vacuums and analyses its tables by autovacuum's rules",
+        );
+      }
+      const done = await vacuumDue(s.db);
+      if (done.length) s.log.debug({ tables: done }, 'database vacuumed');
+    },
+  };
 }
 
 export function startBackground(s: Services): { stop(): Promise<void> } {

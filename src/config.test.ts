@@ -30,6 +30,9 @@ describe('configuration', () => {
       { KARIBCHE_DATABASE_DIRECT_URL: 'postgres://db:5432/k' },
       { DATABASE_URL: 'postgres://x/y', KARIBCHE_DB_STATEMENTS: 'prepared' },
       { KARIBCHE_PGLITE_SETTINGS: 'shared_buffers=16MB; DROP TABLE payments' },
+      { KARIBCHE_VACUUM: 'always' },
+      { KARIBCHE_VACUUM_INTERVAL_MS: '10' },
+      { KARIBCHE_PGLITE_VACUUM_INTERVAL_MS: '10' },
     ];
     for (const env of bad) assert.throws(() => loadConfig(env), ConfigError, JSON.stringify(env));
   });
@@ -73,6 +76,15 @@ describe('configuration', () => {
       'shared_buffers=64MB',
       'work_mem=4MB',
     ]);
+  });
+
+  it('reads whether and how often the gateway vacuums its tables, the interval by its former name too', () => {
+    assert.deepEqual([loadConfig({}).vacuum, loadConfig({}).vacuumIntervalMs], ['auto', 10_000]);
+    assert.equal(loadConfig({ KARIBCHE_VACUUM: 'off' }).vacuum, 'off');
+    assert.equal(loadConfig({ KARIBCHE_VACUUM_INTERVAL_MS: '2000' }).vacuumIntervalMs, 2_000);
+    assert.equal(loadConfig({ KARIBCHE_PGLITE_VACUUM_INTERVAL_MS: '3000' }).vacuumIntervalMs, 3_000);
+    const both = { KARIBCHE_VACUUM_INTERVAL_MS: '2000', KARIBCHE_PGLITE_VACUUM_INTERVAL_MS: '3000' };
+    assert.equal(loadConfig(both).vacuumIntervalMs, 2_000);
   });
 
   it('reads the callback source addresses merchants allow-list', () => {

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { availableParallelism, hostname, networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { parseAmount } from './payments/money.ts';
+import { VACUUM_MODES, type VacuumMode } from './store/vacuum.ts';
 
 export type Mode = 'sandbox' | 'production';
 
@@ -29,8 +30,13 @@ export interface Config {
   sharedReadConnections: number;
   /** name=value server settings of the embedded PGlite instead of its memory-sized defaults. */
   pgliteSettings: string[] | undefined;
-  /** How often the embedded database's tables are checked against autovacuum's thresholds (src/store/vacuum.ts). */
-  pgliteVacuumIntervalMs: number;
+  /**
+   * Whether the gateway vacuums and analyses its tables itself (src/store/vacuum.ts): `auto` on
+   * PGlite, which has no autovacuum, and on a PostgreSQL server whose autovacuum is off; `on`, `off`.
+   */
+  vacuum: VacuumMode;
+  /** How often its tables are checked against autovacuum's thresholds when it does. */
+  vacuumIntervalMs: number;
   /** Extra product segments that mount the merchant API besides `gateway` (e.g. `tpay`). */
   pathAliases: string[];
   adminToken: string | undefined;
@@ -191,6 +197,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   for (const x of pgliteSettings ?? [])
     if (!/^[a-z_]+=[\w.]+$/.test(x))
       throw new ConfigError(`KARIBCHE_PGLITE_SETTINGS entry "${x}" must be name=value (e.g. shared_buffers=32MB)`);
+  const vacuum = (env.KARIBCHE_VACUUM || 'auto') as VacuumMode;
+  if (!VACUUM_MODES.includes(vacuum))
+    throw new ConfigError(`KARIBCHE_VACUUM must be ${VACUUM_MODES.join(', ')}, got "${vacuum}"`);
   const workers = int(env, 'KARIBCHE_WORKERS', defaultWorkers(databaseUrl), 1, 64);
   if (workers > 1 && !databaseUrl)
     throw new ConfigError('KARIBCHE_WORKERS > 1 needs DATABASE_URL: the embedded PGlite allows one process');
@@ -210,7 +219,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     groupCommitConcurrency: int(env, 'KARIBCHE_GROUP_COMMIT_CONCURRENCY', databaseUrl ? 4 : 1, 0, 100),
     sharedReadConnections: int(env, 'KARIBCHE_SHARED_READS', databaseUrl ? 2 : 1, 0, 100),
     pgliteSettings,
-    pgliteVacuumIntervalMs: int(env, 'KARIBCHE_PGLITE_VACUUM_INTERVAL_MS', 10_000, 100, 3_600_000),
+    vacuum,
+    // KARIBCHE_PGLITE_VACUUM_INTERVAL_MS: its former name, from when only PGlite was vacuumed.
+    vacuumIntervalMs: env.KARIBCHE_VACUUM_INTERVAL_MS
+      ? int(env, 'KARIBCHE_VACUUM_INTERVAL_MS', 10_000, 100, 3_600_000)
+      : int(env, 'KARIBCHE_PGLITE_VACUUM_INTERVAL_MS', 10_000, 100, 3_600_000),
     pathAliases: pathAliases.filter((a) => a !== 'gateway'),
     adminToken,
     maxAmountMinor: maxAmount.minor,

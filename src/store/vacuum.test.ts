@@ -9,7 +9,7 @@ import { Receiver } from '../testing/receiver.ts';
 import { waitUntil } from '../testing/wait.ts';
 import { claimDue } from '../callbacks/store.ts';
 import type { Db, Queryable } from './db.ts';
-import { vacuumDue } from './vacuum.ts';
+import { vacuumDue, vacuumsItself } from './vacuum.ts';
 
 interface TableStats {
   n_live_tup: number;
@@ -116,74 +116,110 @@ async function claimIndexEntries(db: Db): Promise<number> {
   return scans.reduce((n, m) => n + Number(m[1]), 0);
 }
 
-describe('the embedded database vacuumed by the gateway [pglite]', { skip: !BACKENDS.includes('pglite') }, () => {
-  const PAYMENTS = 120;
-  /** Dead rows autovacuum's rules leave a table of PAYMENTS rows: 50 + 20 %. */
-  const LEFT_AT_MOST = 50 + 0.2 * PAYMENTS;
-  let rx: Receiver;
-  before(async () => {
-    rx = await new Receiver().start();
+describe('whether the gateway vacuums a database itself', () => {
+  const server = (autovacuum: string) => ({
+    kind: 'postgres' as const,
+    query: async <R>() => ({ rows: [{ autovacuum }] as R[], rowCount: 1 }),
   });
-  after(() => rx.stop());
-
-  /** A gateway whose PAYMENTS paid payments were all called back; `vacuumMs`: its vacuum job's interval. */
-  async function deliveredAll(vacuumMs: number): Promise<TestGateway> {
-    const t = await startTestGateway(
-      'pglite',
-      { KARIBCHE_PGLITE_VACUUM_INTERVAL_MS: String(vacuumMs), KARIBCHE_CALLBACK_POLL_MS: '50' },
-      { background: true },
-    );
-    try {
-      const m = await MerchantClient.create(t, { callbackUrlPrefixes: [new URL(rx.url).origin] });
-      for (let i = 0; i < PAYMENTS; i++) {
-        const created = await m.createPayment(basicPayment({ callbackUrl: rx.url }));
-        assert.equal(created.statusCode, 200, created.body);
-        const paid = await t.admin('POST', `/sandbox/v1/payments/${created.json().payId}/simulate`, {
-          card: '4111111111111111',
-        });
-        assert.equal(paid.statusCode, 200, paid.body);
-      }
-      const db = t.gw.services.db;
-      await waitUntil(
-        `all ${PAYMENTS} callbacks delivered`,
-        async () =>
-          (
-            await db.query<{ n: number }>(
-              `SELECT count(*)::int AS n FROM callback_deliveries WHERE status = 'delivered'`,
-            )
-          ).rows[0]!.n === PAYMENTS,
-      );
-    } catch (err) {
-      await t.close(); // a gateway left running would keep the file's process alive
-      throw err;
-    }
-    return t;
-  }
-
-  it('without its vacuum, every delivered callback leaves its old row versions behind', async () => {
-    const t = await deliveredAll(3_600_000); // the job's first run an hour away
-    try {
-      // Each delivery changed twice (claimed, delivered): two dead versions each, and nothing
-      // removes them. (The claim no longer walks their index entries: it marks the ones it meets —
-      // src/callbacks/claim.test.ts — but the rows and the entries stay until a vacuum.)
-      const stats = await statsOf(t.gw.services.db, 'callback_deliveries', (s) => s.n_dead_tup >= 2 * PAYMENTS);
-      assert.equal(stats.vacuum_count, 0, 'never vacuumed');
-    } finally {
-      await t.close();
-    }
+  it('auto: PGlite always, a server only while its own autovacuum is off; on and off regardless', async () => {
+    assert.equal(await vacuumsItself(server('off'), 'auto'), true);
+    assert.equal(await vacuumsItself(server('on'), 'auto'), false);
+    assert.equal(await vacuumsItself(server('on'), 'on'), true);
+    assert.equal(await vacuumsItself(server('off'), 'off'), false);
+    assert.equal(await vacuumsItself({ kind: 'pglite', query: server('on').query }, 'auto'), true);
+    assert.equal(await vacuumsItself({ kind: 'pglite', query: server('on').query }, 'off'), false);
   });
 
-  it('its background job vacuums the deliveries: the claim walks no more dead entries than the rules leave', async () => {
-    const t = await deliveredAll(100);
+  it('asks the server itself [postgres]', { skip: !BACKENDS.includes('postgres') }, async () => {
+    const t = await openTestDb('postgres');
     try {
-      const db = t.gw.services.db;
-      // Each delivery changed twice (claimed, delivered): the job vacuums the table whenever its
-      // dead rows pass 50 + 20 % of its rows, so at most that many stay, with at most as many entries.
-      await statsOf(db, 'callback_deliveries', (s) => s.vacuum_count > 0 && s.n_dead_tup <= LEFT_AT_MOST);
-      assert.ok((await claimIndexEntries(db)) <= LEFT_AT_MOST);
-      assert.ok(rx.received.length >= PAYMENTS, 'every callback was received');
+      const { rows } = await t.db.query<{ on: string }>(`SELECT current_setting('autovacuum') AS on`);
+      assert.equal(await vacuumsItself(t.db, 'auto'), rows[0]!.on === 'off');
     } finally {
-      await t.close();
+      await t.drop();
     }
   });
 });
+
+for (const backend of BACKENDS) {
+  describe(`the database vacuumed by the gateway [${backend}]`, () => {
+    const PAYMENTS = 120;
+    /** Dead rows autovacuum's rules leave a table of PAYMENTS rows: 50 + 20 %. */
+    const LEFT_AT_MOST = 50 + 0.2 * PAYMENTS;
+    let rx: Receiver;
+    before(async () => {
+      rx = await new Receiver().start();
+    });
+    after(() => rx.stop());
+
+    /** A gateway (`env`, its background jobs running) whose PAYMENTS paid payments were all called back. */
+    async function deliveredAll(env: Record<string, string>, logs?: string[]): Promise<TestGateway> {
+      const t = await startTestGateway(
+        backend,
+        { KARIBCHE_CALLBACK_POLL_MS: '50', LOG_LEVEL: 'warn', ...env },
+        { background: true, logStream: { write: (l) => void logs?.push(l) } },
+      );
+      try {
+        // On a server whose own autovacuum is on, it leaves this table to the gateway's job.
+        if (backend === 'postgres')
+          await t.gw.services.db.query('ALTER TABLE callback_deliveries SET (autovacuum_enabled = false)');
+        const m = await MerchantClient.create(t, { callbackUrlPrefixes: [new URL(rx.url).origin] });
+        for (let i = 0; i < PAYMENTS; i++) {
+          const created = await m.createPayment(basicPayment({ callbackUrl: rx.url }));
+          assert.equal(created.statusCode, 200, created.body);
+          const paid = await t.admin('POST', `/sandbox/v1/payments/${created.json().payId}/simulate`, {
+            card: '4111111111111111',
+          });
+          assert.equal(paid.statusCode, 200, paid.body);
+        }
+        const db = t.gw.services.db;
+        await waitUntil(
+          `all ${PAYMENTS} callbacks delivered`,
+          async () =>
+            (
+              await db.query<{ n: number }>(
+                `SELECT count(*)::int AS n FROM callback_deliveries WHERE status = 'delivered'`,
+              )
+            ).rows[0]!.n === PAYMENTS,
+        );
+      } catch (err) {
+        await t.close(); // a gateway left running would keep the file's process alive
+        throw err;
+      }
+      return t;
+    }
+
+    it('without its vacuum, every delivered callback leaves its old row versions behind', async () => {
+      const t = await deliveredAll({ KARIBCHE_VACUUM: 'off' });
+      try {
+        // Each delivery changed twice (claimed, delivered): two dead versions each, and nothing
+        // removes them. (The claim no longer walks their index entries: it marks the ones it meets —
+        // src/callbacks/claim.test.ts — but the rows and the entries stay until a vacuum.)
+        const stats = await statsOf(t.gw.services.db, 'callback_deliveries', (s) => s.n_dead_tup >= 2 * PAYMENTS);
+        assert.equal(stats.vacuum_count, 0, 'never vacuumed');
+      } finally {
+        await t.close();
+      }
+    });
+
+    it('its background job vacuums the deliveries: the claim walks no more dead entries than the rules leave', async () => {
+      const logs: string[] = [];
+      // PGlite by default; a server whatever its own autovacuum (auto would on this one only if it is off).
+      const mode = backend === 'pglite' ? 'auto' : 'on';
+      const t = await deliveredAll({ KARIBCHE_VACUUM: mode, KARIBCHE_VACUUM_INTERVAL_MS: '100' }, logs);
+      try {
+        const db = t.gw.services.db;
+        // Each delivery changed twice (claimed, delivered): the job vacuums the table whenever its
+        // dead rows pass 50 + 20 % of its rows, so at most that many stay, with at most as many entries.
+        await statsOf(db, 'callback_deliveries', (s) => s.vacuum_count > 0 && s.n_dead_tup <= LEFT_AT_MOST);
+        assert.ok((await claimIndexEntries(db)) <= LEFT_AT_MOST);
+        assert.ok(rx.received.length >= PAYMENTS, 'every callback was received');
+        // On a server the operator is told once; PGlite has no autovacuum to speak of.
+        const told = logs.filter((l) => l.includes('"event":"database.vacuum"'));
+        assert.equal(told.length, backend === 'postgres' ? 1 : 0, told.join(''));
+      } finally {
+        await t.close();
+      }
+    });
+  });
+}
