@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BACKENDS } from '../testing/databases.ts';
-import { MerchantClient, basicPayment, startTestGateway, type TestGateway } from '../testing/harness.ts';
+import { MerchantClient, createPaid, startTestGateway, type TestGateway } from '../testing/harness.ts';
 import { Receiver } from '../testing/receiver.ts';
 import { waitUntil } from '../testing/wait.ts';
 import type { Queryable } from '../store/db.ts';
@@ -25,14 +25,7 @@ for (const backend of BACKENDS) {
       const db = t.gw.services.db;
       if (backend === 'postgres') await db.query('ALTER TABLE callback_deliveries SET (autovacuum_enabled = false)');
       const m = await MerchantClient.create(t, { callbackUrlPrefixes: [new URL(rx.url).origin] });
-      for (let i = 0; i < PAYMENTS; i++) {
-        const created = await m.createPayment(basicPayment({ callbackUrl: rx.url }));
-        assert.equal(created.statusCode, 200, created.body);
-        const paid = await t.admin('POST', `/sandbox/v1/payments/${created.json().payId}/simulate`, {
-          card: '4111111111111111',
-        });
-        assert.equal(paid.statusCode, 200, paid.body);
-      }
+      for (let i = 0; i < PAYMENTS; i++) await createPaid(t, m, { callbackUrl: rx.url });
       await t.gw.services.callbacks.drain();
       assert.equal(rx.received.length, PAYMENTS, 'every callback delivered');
       const { rows } = await db.query<{ event_id: string }>(

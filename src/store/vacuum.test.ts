@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BACKENDS, openTestDb, type TestDb } from '../testing/databases.ts';
-import { MerchantClient, basicPayment, startTestGateway, type TestGateway } from '../testing/harness.ts';
+import { MerchantClient, createPaid, startTestGateway, type TestGateway } from '../testing/harness.ts';
 import { Receiver } from '../testing/receiver.ts';
 import { waitUntil } from '../testing/wait.ts';
 import { claimDue } from '../callbacks/store.ts';
@@ -164,14 +164,7 @@ for (const backend of BACKENDS) {
         if (backend === 'postgres')
           await t.gw.services.db.query('ALTER TABLE callback_deliveries SET (autovacuum_enabled = false)');
         const m = await MerchantClient.create(t, { callbackUrlPrefixes: [new URL(rx.url).origin] });
-        for (let i = 0; i < PAYMENTS; i++) {
-          const created = await m.createPayment(basicPayment({ callbackUrl: rx.url }));
-          assert.equal(created.statusCode, 200, created.body);
-          const paid = await t.admin('POST', `/sandbox/v1/payments/${created.json().payId}/simulate`, {
-            card: '4111111111111111',
-          });
-          assert.equal(paid.statusCode, 200, paid.body);
-        }
+        for (let i = 0; i < PAYMENTS; i++) await createPaid(t, m, { callbackUrl: rx.url });
         const db = t.gw.services.db;
         await waitUntil(
           `all ${PAYMENTS} callbacks delivered`,
