@@ -76,12 +76,15 @@ describe('log lines to a file descriptor', () => {
     const file = path.join(dir, 'log');
     const fd = fs.openSync(file, 'w');
     const { held, stream } = logLines(fd, flushMs);
-    const written = () =>
-      fs
-        .readFileSync(file, 'utf8')
+    // The whole lines only: a write may be under way as the file is read (CI caught a half line).
+    const written = () => {
+      const text = fs.readFileSync(file, 'utf8');
+      return text
+        .slice(0, text.lastIndexOf('\n') + 1)
         .split('\n')
         .filter(Boolean)
         .map((l) => (JSON.parse(l) as { msg: string }).msg);
+    };
     const close = async () => {
       await new Promise<void>((resolve) => {
         held.once('close', () => resolve());
