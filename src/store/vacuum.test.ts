@@ -203,9 +203,18 @@ for (const backend of BACKENDS) {
       try {
         const db = t.gw.services.db;
         // Each delivery changed twice (claimed, delivered): the job vacuums the table whenever its
-        // dead rows pass 50 + 20 % of its rows, so at most that many stay, with at most as many entries.
-        await statsOf(db, 'callback_deliveries', (s) => s.vacuum_count > 0 && s.n_dead_tup <= LEFT_AT_MOST);
-        assert.ok((await claimIndexEntries(db)) <= LEFT_AT_MOST);
+        // dead rows pass 50 + 20 % of its rows, so at most that many stay, with at most as many
+        // entries — once the job has caught up: the statistics it decides by (and statsOf reads)
+        // trail the last deliveries on PostgreSQL, whose busy sessions report them later (a CI run
+        // saw the claim walk more entries than the rules leave right after a vacuum).
+        await statsOf(db, 'callback_deliveries', (s) => s.vacuum_count > 0);
+        let entries = -1;
+        await waitUntil(
+          'the job keeps the dead index entries within the rules',
+          async () => (entries = await claimIndexEntries(db)) <= LEFT_AT_MOST,
+          30_000,
+        ).catch((err: Error) => assert.fail(`${err.message}; the claim walked ${entries}`));
+        await statsOf(db, 'callback_deliveries', (s) => s.n_dead_tup <= LEFT_AT_MOST);
         assert.ok(rx.received.length >= PAYMENTS, 'every callback was received');
         // On a server the operator is told once; PGlite has no autovacuum to speak of.
         const told = logs.filter((l) => l.includes('"event":"database.vacuum"'));
