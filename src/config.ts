@@ -130,6 +130,14 @@ function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max
   return n;
 }
 
+/** One of `values`; unset or empty: the first. */
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[]): T {
+  const raw = env[name] || values[0]!;
+  if (!(values as readonly string[]).includes(raw))
+    throw new ConfigError(`${name} must be ${values.slice(0, -1).join(', ')} or ${values.at(-1)}, got "${raw}"`);
+  return raw as T;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const mode = (env.KARIBCHE_MODE ?? 'sandbox') as Mode;
   if (mode !== 'sandbox' && mode !== 'production')
@@ -186,9 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(
       'KARIBCHE_DATABASE_DIRECT_URL needs DATABASE_URL: it is the session connection beside a pooled one',
     );
-  const dbStatements = (env.KARIBCHE_DB_STATEMENTS || 'auto') as Config['dbStatements'];
-  if (!['auto', 'named', 'unnamed'].includes(dbStatements))
-    throw new ConfigError(`KARIBCHE_DB_STATEMENTS must be auto, named or unnamed, got "${dbStatements}"`);
+  const dbStatements = oneOf(env, 'KARIBCHE_DB_STATEMENTS', ['auto', 'named', 'unnamed'] as const);
   const pgliteSettings = env.KARIBCHE_PGLITE_SETTINGS
     ? env.KARIBCHE_PGLITE_SETTINGS.split(',')
         .map((x) => x.trim())
@@ -197,9 +203,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   for (const x of pgliteSettings ?? [])
     if (!/^[a-z_]+=[\w.]+$/.test(x))
       throw new ConfigError(`KARIBCHE_PGLITE_SETTINGS entry "${x}" must be name=value (e.g. shared_buffers=32MB)`);
-  const vacuum = (env.KARIBCHE_VACUUM || 'auto') as VacuumMode;
-  if (!VACUUM_MODES.includes(vacuum))
-    throw new ConfigError(`KARIBCHE_VACUUM must be ${VACUUM_MODES.join(', ')}, got "${vacuum}"`);
   const workers = int(env, 'KARIBCHE_WORKERS', defaultWorkers(databaseUrl), 1, 64);
   if (workers > 1 && !databaseUrl)
     throw new ConfigError('KARIBCHE_WORKERS > 1 needs DATABASE_URL: the embedded PGlite allows one process');
@@ -219,11 +222,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     groupCommitConcurrency: int(env, 'KARIBCHE_GROUP_COMMIT_CONCURRENCY', databaseUrl ? 4 : 1, 0, 100),
     sharedReadConnections: int(env, 'KARIBCHE_SHARED_READS', databaseUrl ? 2 : 1, 0, 100),
     pgliteSettings,
-    vacuum,
+    vacuum: oneOf(env, 'KARIBCHE_VACUUM', VACUUM_MODES),
     // KARIBCHE_PGLITE_VACUUM_INTERVAL_MS: its former name, from when only PGlite was vacuumed.
-    vacuumIntervalMs: env.KARIBCHE_VACUUM_INTERVAL_MS
-      ? int(env, 'KARIBCHE_VACUUM_INTERVAL_MS', 10_000, 100, 3_600_000)
-      : int(env, 'KARIBCHE_PGLITE_VACUUM_INTERVAL_MS', 10_000, 100, 3_600_000),
+    vacuumIntervalMs: int(
+      env,
+      env.KARIBCHE_VACUUM_INTERVAL_MS ? 'KARIBCHE_VACUUM_INTERVAL_MS' : 'KARIBCHE_PGLITE_VACUUM_INTERVAL_MS',
+      10_000,
+      100,
+      3_600_000,
+    ),
     pathAliases: pathAliases.filter((a) => a !== 'gateway'),
     adminToken,
     maxAmountMinor: maxAmount.minor,
