@@ -31,11 +31,15 @@ export interface NewOperation {
   now: Date;
 }
 
-/** Records an operation as processing; its reference is "<payId>.<kind>.<n>", n counting the payment's operations. */
+/**
+ * Records an operation as processing; its reference is "<payId>.<kind>.<n>", n counting the
+ * payment's operations. The kind is typed: used for its column (a domain, migration 025) and in the
+ * reference, PostgreSQL would deduce two types for one parameter and refuse the statement.
+ */
 export async function insertOperation(q: Queryable, op: NewOperation): Promise<OperationRow> {
   const { rows } = await q.query<OperationRow>(
     `INSERT INTO payment_operations (pay_id, kind, amount, split_amount, status, prev_status, business_day, reference, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, 'processing', $5, $6, $1 || '.' || $2 || '.' || (SELECT count(*) + 1 FROM payment_operations WHERE pay_id = $1), $7, $7)
+     VALUES ($1, $2::text, $3, $4, 'processing', $5, $6, $1 || '.' || $2 || '.' || (SELECT count(*) + 1 FROM payment_operations WHERE pay_id = $1), $7, $7)
      RETURNING *`,
     [op.payId, op.kind, op.amount, op.splitAmount, op.prevStatus, op.businessDay, op.now],
   );

@@ -34,14 +34,14 @@ for (const backend of BACKENDS) {
       );
       await assert.rejects(
         db().query(`UPDATE payments SET status = 'Paid', event_seq = event_seq + 1 WHERE pay_id = $1`, [id]),
-        /undeclared payment transition Created -> Paid/,
+        /payment_status_known/,
       );
       await assert.rejects(
         db().query(
           `INSERT INTO payment_events (pay_id, seq, status, final, created_at) VALUES ($1, 1, 'Paid', true, now())`,
           [id],
         ),
-        /payment_events_status_known/,
+        /payment_status_known/,
       );
       await assert.rejects(
         db().query(`UPDATE payments SET status = 'Processing' WHERE pay_id = $1`, [id]),
@@ -59,6 +59,59 @@ for (const backend of BACKENDS) {
         [id],
       );
       assert.deepEqual(rows[0], { status: 'Created', event_seq: 0 });
+    });
+
+    // Migration 025: the status triggers have no WHEN of their own; their functions let an
+    // update that keeps the status through, as the condition did.
+    it('lets an update that names the status but keeps it through, without an event', async () => {
+      const id = await created();
+      await db().tx((q) =>
+        q.query(`UPDATE payments SET status = status, description = 'kept' WHERE pay_id = $1`, [id]),
+      );
+      const { rows } = await db().query<{ status: string; event_seq: number; description: string }>(
+        'SELECT status, event_seq, description FROM payments WHERE pay_id = $1',
+        [id],
+      );
+      assert.deepEqual(rows[0], { status: 'Created', event_seq: 0, description: 'kept' });
+    });
+
+    // The value checks of the hot tables are domains (migration 025): each refuses what its CHECK did.
+    it('refuses in the database an amount, status or kind outside its domain, on every hot table', async () => {
+      const id = await created();
+      const refused: [string, unknown[], RegExp][] = [
+        ['UPDATE payments SET amount = -1 WHERE pay_id = $1', [id], /payment_amount_not_negative/],
+        [
+          `INSERT INTO payment_operations (pay_id, kind, amount, status, prev_status, business_day, reference, created_at, updated_at)
+           VALUES ($1, $2, $3, 'processing', 'Succeeded', '2026-11-29', 'r', now(), now())`,
+          [id, 'chargeback', 100],
+          /operation_kind_known/,
+        ],
+        [
+          `INSERT INTO payment_operations (pay_id, kind, amount, status, prev_status, business_day, reference, created_at, updated_at)
+           VALUES ($1, 'refund', $2, 'processing', 'Succeeded', '2026-11-29', 'r', now(), now())`,
+          [id, 0],
+          /operation_amount_positive/,
+        ],
+        [
+          `INSERT INTO payment_operations (pay_id, kind, amount, status, prev_status, business_day, reference, created_at, updated_at)
+           VALUES ($1, 'refund', 100, $2, 'Succeeded', '2026-11-29', 'r', now(), now())`,
+          [id, 'lost'],
+          /operation_status_known/,
+        ],
+        [
+          `INSERT INTO callback_deliveries (event_id, pay_id, client_id, seq, status, next_attempt_at, created_at)
+           SELECT 0, pay_id, client_id, 1, 'sent', now(), now() FROM payments WHERE pay_id = $1`,
+          [id],
+          /delivery_status_known/,
+        ],
+        [
+          `INSERT INTO sim_authorisations (reference, status, behaviour, amount, currency, created_at, updated_at)
+           VALUES ($1, 'maybe', 'approve', 100, 'GEL', now(), now())`,
+          [`${id}.1`],
+          /sim_authorisation_status_known/,
+        ],
+      ];
+      for (const [sql, params, message] of refused) await assert.rejects(db().query(sql, params), message, sql);
     });
 
     // The check is compiled from payment_transitions (migration 021): it must follow the table.
