@@ -2,7 +2,7 @@
 // minor units, times as ISO strings — stored as is for idempotent replays, rendered by the API.
 import type { Queryable } from '../store/db.ts';
 import type { PaymentRow } from './row.ts';
-import { selectSavedCard } from './saved-card-store.ts';
+import { selectSavedCard, type SavedCardRow } from './saved-card-store.ts';
 import { STATUS, type Status } from './state-machine.ts';
 
 export interface PaymentDetails {
@@ -34,7 +34,11 @@ export interface PaymentDetails {
 /** The payment's details, with its saved card (the one it saved, or the one it charged) when usable. */
 export async function paymentDetails(q: Queryable, row: PaymentRow): Promise<PaymentDetails> {
   const recId = row.rec_id ?? row.charged_rec_id;
-  const card = recId ? await selectSavedCard(q, recId) : null;
+  return detailsOf(row, recId ? await selectSavedCard(q, recId) : null);
+}
+
+/** The payment's details from its row and its saved card as already read (null: none). */
+export function detailsOf(row: PaymentRow, card: SavedCardRow | null): PaymentDetails {
   return {
     payId: row.pay_id,
     status: row.status,

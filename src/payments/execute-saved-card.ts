@@ -9,12 +9,12 @@ import type { Merchant } from '../merchants/merchant.ts';
 import { beginAttempt, continueAttempt, reconcileAttempt } from './attempt.ts';
 import { countsDailyVolume, insertNewPayment } from './daily-volume.ts';
 import { ruleContext, type PaymentDeps } from './deps.ts';
-import { paymentDetails, type PaymentDetails } from './details.ts';
+import { detailsOf, paymentDetails, type PaymentDetails } from './details.ts';
 import { isWellFormedId, newPayId } from './ids.ts';
 import { METHOD } from './methods.ts';
 import { checkCardUsable, checkExecution, executionSplit, type ExecutionInput } from './rules/execution.ts';
 import { POLICY } from './rules/policy.ts';
-import { selectSavedCard } from './saved-card-store.ts';
+import { selectSavedCard, type SavedCardRow } from './saved-card-store.ts';
 import { STATUS } from './state-machine.ts';
 import { insertPayment, selectPayment, type InsertPayment } from './store.ts';
 
@@ -76,7 +76,7 @@ export async function executeSavedCard(
     // that needs no transaction of its own: it shares the group commit's (issue 25).
     counted ? undefined : { alone: () => insertPayment(s.groupCommit ?? s.db, row) },
   );
-  return charge(s, merchant, uow, payId, card.card_token);
+  return charge(s, merchant, uow, payId, card);
 }
 
 /** Starts the payment's one attempt with the card's token, and answers the payment as it then is. */
@@ -85,7 +85,7 @@ async function charge(
   merchant: Merchant,
   uow: UnitOfWork<PaymentDetails>,
   payId: string,
-  cardToken: string,
+  card: SavedCardRow,
 ): Promise<PaymentDetails> {
   const begin = (q: Queryable) => beginAttempt(s, q, payId, METHOD.savedCard, s.clock.now());
   // The attempt begun is one statement when it succeeds: without a key, through the group commit,
@@ -93,14 +93,22 @@ async function charge(
   const started = await uow.reach('acquirer_called', payId, begin, undefined, {
     alone: () => begin(s.groupCommit ?? s.db),
   });
-  await continueAttempt(s, started, { method: METHOD.savedCard, cardToken });
-  return answer(s, merchant, uow, payId);
+  const settled = await continueAttempt(s, started, { method: METHOD.savedCard, cardToken: card.card_token });
+  // Without a key the answer is the payment as the acquirer's answer left it, with the card this
+  // request checked and charged: nothing to read again (two reads a charge, issue 25).
+  return answer(s, merchant, uow, payId, async () => detailsOf(settled, card));
 }
 
-/** The payment as it now is: the request's stored answer; without a key, a read. */
-const answer = (s: Deps, merchant: Merchant, uow: UnitOfWork<PaymentDetails>, payId: string) => {
+/** The payment as it now is: the request's stored answer; without a key, `alone` (a read by default). */
+const answer = (
+  s: Deps,
+  merchant: Merchant,
+  uow: UnitOfWork<PaymentDetails>,
+  payId: string,
+  alone?: () => Promise<PaymentDetails>,
+) => {
   const read = async (q: Queryable) => paymentDetails(q, (await selectPayment(q, merchant.clientId, payId))!);
-  return uow.finish(read, { alone: () => read(s.reads ?? s.db) });
+  return uow.finish(read, { alone: alone ?? (() => read(s.reads ?? s.db)) });
 };
 
 /** The first request with this key died: continue its charge from where it stopped. */
@@ -113,7 +121,7 @@ async function resume(
   const payment = await selectPayment(s.db, merchant.clientId, payId);
   if (payment?.status === STATUS.created && uow.resume?.point === 'created') {
     const card = payment.charged_rec_id ? await selectSavedCard(s.db, payment.charged_rec_id) : null;
-    if (card) return charge(s, merchant, uow, payId, card.card_token);
+    if (card) return charge(s, merchant, uow, payId, card);
   }
   // Its attempt may have reached the acquirer: ask it what happened (nothing is charged twice).
   if (payment?.status === STATUS.processing) await reconcileAttempt(s, payId, payment.attempts);

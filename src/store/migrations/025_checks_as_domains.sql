@@ -15,8 +15,10 @@
 -- limit, the bank profile's), and its function checks the rest.
 --
 -- Each domain is made without its check and the columns take it (a change of type that keeps the
--- bytes: no table rewritten, the indexes kept), then the check is added, which reads the existing
--- values once. PostgreSQL refuses to change the type of a column that a trigger names (WHEN, UPDATE
+-- bytes: no table rewritten, the indexes kept but for the partial ones whose condition names a
+-- status, rebuilt, which hold only the rows in those statuses), then the check is added, which
+-- reads the existing values once: 0.9 s for 200,000 payments with 800,000 events on PostgreSQL 15,
+-- the tables locked meanwhile. PostgreSQL refuses to change the type of a column that a trigger names (WHEN, UPDATE
 -- OF): the payments' three status triggers are dropped and made again.
 CREATE DOMAIN payment_status AS text;
 CREATE DOMAIN payment_amount AS bigint;
