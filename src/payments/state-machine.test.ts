@@ -78,40 +78,35 @@ for (const backend of BACKENDS) {
     // The value checks of the hot tables are domains (migration 025): each refuses what its CHECK did.
     it('refuses in the database an amount, status or kind outside its domain, on every hot table', async () => {
       const id = await created();
-      const refused: [string, unknown[], RegExp][] = [
-        ['UPDATE payments SET amount = -1 WHERE pay_id = $1', [id], /payment_amount_not_negative/],
+      // One operation of the payment, with the kind, amount and status given.
+      const operation = (kind: string, amount: number, status: string): [string, unknown[]] => [
+        `INSERT INTO payment_operations (pay_id, kind, amount, status, prev_status, business_day, reference, created_at, updated_at)
+         VALUES ($1, $2::text, $3, $4, 'Succeeded', '2026-11-29', 'r', now(), now())`,
+        [id, kind, amount, status],
+      ];
+      const refused: [[string, unknown[]], RegExp][] = [
+        [['UPDATE payments SET amount = -1 WHERE pay_id = $1', [id]], /payment_amount_not_negative/],
+        [operation('chargeback', 100, 'processing'), /operation_kind_known/],
+        [operation('refund', 0, 'processing'), /operation_amount_positive/],
+        [operation('refund', 100, 'lost'), /operation_status_known/],
         [
-          `INSERT INTO payment_operations (pay_id, kind, amount, status, prev_status, business_day, reference, created_at, updated_at)
-           VALUES ($1, $2, $3, 'processing', 'Succeeded', '2026-11-29', 'r', now(), now())`,
-          [id, 'chargeback', 100],
-          /operation_kind_known/,
-        ],
-        [
-          `INSERT INTO payment_operations (pay_id, kind, amount, status, prev_status, business_day, reference, created_at, updated_at)
-           VALUES ($1, 'refund', $2, 'processing', 'Succeeded', '2026-11-29', 'r', now(), now())`,
-          [id, 0],
-          /operation_amount_positive/,
-        ],
-        [
-          `INSERT INTO payment_operations (pay_id, kind, amount, status, prev_status, business_day, reference, created_at, updated_at)
-           VALUES ($1, 'refund', 100, $2, 'Succeeded', '2026-11-29', 'r', now(), now())`,
-          [id, 'lost'],
-          /operation_status_known/,
-        ],
-        [
-          `INSERT INTO callback_deliveries (event_id, pay_id, client_id, seq, status, next_attempt_at, created_at)
-           SELECT 0, pay_id, client_id, 1, 'sent', now(), now() FROM payments WHERE pay_id = $1`,
-          [id],
+          [
+            `INSERT INTO callback_deliveries (event_id, pay_id, client_id, seq, status, next_attempt_at, created_at)
+             SELECT 0, pay_id, client_id, 1, 'sent', now(), now() FROM payments WHERE pay_id = $1`,
+            [id],
+          ],
           /delivery_status_known/,
         ],
         [
-          `INSERT INTO sim_authorisations (reference, status, behaviour, amount, currency, created_at, updated_at)
-           VALUES ($1, 'maybe', 'approve', 100, 'GEL', now(), now())`,
-          [`${id}.1`],
+          [
+            `INSERT INTO sim_authorisations (reference, status, behaviour, amount, currency, created_at, updated_at)
+             VALUES ($1, 'maybe', 'approve', 100, 'GEL', now(), now())`,
+            [`${id}.1`],
+          ],
           /sim_authorisation_status_known/,
         ],
       ];
-      for (const [sql, params, message] of refused) await assert.rejects(db().query(sql, params), message, sql);
+      for (const [[sql, params], message] of refused) await assert.rejects(db().query(sql, params), message, sql);
     });
 
     // The check is compiled from payment_transitions (migration 021): it must follow the table.
