@@ -4,7 +4,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { afterEach, describe, it } from 'node:test';
 import { withBase } from './docs/own-address.ts';
 import pg from 'pg';
 import { freePort } from './testing/browser.ts';
@@ -14,7 +14,17 @@ import { describePostgres } from './testing/postgres-only.ts';
 import { gatewayArgs, startGatewayProcess } from './testing/process.ts';
 import { waitUntil } from './testing/wait.ts';
 
-const start = (env: Record<string, string>, bundle?: string) => startGatewayProcess(env, { bundle });
+/** The processes this file started: any still running after a test (one that failed midway) is killed. */
+const started: Awaited<ReturnType<typeof startGatewayProcess>>[] = [];
+const start = async (env: Record<string, string>, bundle?: string) => {
+  const p = await startGatewayProcess(env, { bundle });
+  started.push(p);
+  return p;
+};
+afterEach(() => {
+  for (const p of started.splice(0))
+    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+});
 
 describe('the gateway process', () => {
   it('runs as `npm start` does (the built bundle): sandbox on PGlite, admin token and demo merchant written, clean stop and restart', {
@@ -116,7 +126,10 @@ describe('the gateway process', () => {
       fs.rmSync(path.join(dir, 'demo-merchant.json'));
       const third = await start(env, bundle);
       assert.match(third.output(), /ROTATED +demoClientSecret issued anew: .*demo-merchant\.json is missing/);
-      assert.match(third.output(), /"level":40,.*"event":"credentials.rotated","credential":"demoApiKey"/);
+      // Log lines are written apart from the banner (src/logger.ts): wait for the warn line itself.
+      await waitUntil('the warn line of the re-issued API key', () =>
+        /"level":40,.*"event":"credentials.rotated","credential":"demoApiKey"/.test(third.output()),
+      );
       const reissued = JSON.parse(fs.readFileSync(path.join(dir, 'demo-merchant.json'), 'utf8')).credentials;
       assert.notEqual(reissued.clientSecret, c.clientSecret);
       assert.ok(third.output().includes(reissued.clientSecret), 'the new credentials printed');
